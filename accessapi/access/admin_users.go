@@ -1,0 +1,198 @@
+package access
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/google/uuid"
+)
+
+// UserDetail is everything an administrator sees about a user.
+type UserDetail struct {
+	User
+	Membership  Membership
+	Ban         *Ban
+	Devices     []Device
+	LastLogin   *LastLogin
+	Activations []Activation
+}
+
+// MaxPageSize bounds one page of a listing.
+const MaxPageSize = 1000
+
+// Users lists an application's users in ID order after the cursor, or the
+// one with this username.
+func (s *Service) Users(ctx context.Context, appID, username, after string, limit int) ([]User, error) {
+	if _, err := s.App(ctx, appID); err != nil {
+		return nil, err
+	}
+	key := ""
+	if username != "" {
+		key = UsernameKey(username)
+	}
+	users, err := s.store.Users(ctx, appID, key, after, clampPage(limit))
+	return users, wrapStore(err, "listing users")
+}
+
+func clampPage(limit int) int {
+	if limit <= 0 {
+		return 100
+	}
+	return min(limit, MaxPageSize)
+}
+
+// UserOf returns an application's user.
+func (s *Service) UserOf(ctx context.Context, appID, userID string) (*User, error) {
+	notFound := Refusal(CodeNotFound, "The user does not exist.")
+	if _, err := uuid.Parse(userID); err != nil {
+		return nil, notFound
+	}
+	u, err := s.store.UserByID(ctx, userID)
+	if errors.Is(err, ErrNotFound) || (err == nil && u.AppID != appID) {
+		return nil, notFound
+	}
+	return u, wrapStore(err, "reading user")
+}
+
+// UserDetail returns a user with membership, ban, devices, last login and
+// ledger, read fresh from the store.
+func (s *Service) UserDetail(ctx context.Context, appID, userID string) (*UserDetail, error) {
+	app, err := s.App(ctx, appID)
+	if err != nil {
+		return nil, err
+	}
+	u, err := s.UserOf(ctx, appID, userID)
+	if err != nil {
+		return nil, err
+	}
+	d := &UserDetail{User: *u}
+	if d.Ban, err = s.store.BanOf(ctx, userID); err != nil && !errors.Is(err, ErrNotFound) {
+		return nil, wrapStore(err, "reading ban")
+	}
+	if d.LastLogin, err = s.store.LastLoginOf(ctx, userID); err != nil && !errors.Is(err, ErrNotFound) {
+		return nil, wrapStore(err, "reading last login")
+	}
+	ledger, err := s.store.Ledger(ctx, userID)
+	if err != nil {
+		return nil, wrapStore(err, "reading ledger")
+	}
+	d.Activations = DistinctActivations(ledger)
+	d.Membership = MembershipOf(ledger)
+	for slot := 0; slot < max(app.MaxDevices, 1); slot++ {
+		dev, err := s.store.DeviceInSlot(ctx, userID, slot)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, wrapStore(err, "reading devices")
+		}
+		d.Devices = append(d.Devices, *dev)
+	}
+	return d, nil
+}
+
+// BanUser bans a user and ends all their sessions at once.
+func (s *Service) BanUser(ctx context.Context, appID, userID, reason string) error {
+	if _, err := s.UserOf(ctx, appID, userID); err != nil {
+		return err
+	}
+	if len(reason) > 1000 {
+		return Invalid(FieldError{"reason", "must be at most 1000 bytes"})
+	}
+	err := s.store.InsertBan(ctx, &Ban{UserID: userID, Reason: strings.TrimSpace(reason), At: s.Now()})
+	if err != nil && !errors.Is(err, ErrDuplicate) {
+		return wrapStore(err, "banning user")
+	}
+	s.forgetUser(userID)
+	return wrapStore(s.store.DeleteUserSessions(ctx, userID), "ending sessions")
+}
+
+// UnbanUser lifts a ban.
+func (s *Service) UnbanUser(ctx context.Context, appID, userID string) error {
+	if _, err := s.UserOf(ctx, appID, userID); err != nil {
+		return err
+	}
+	s.forgetUser(userID)
+	err := s.store.DeleteBan(ctx, userID)
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	return wrapStore(err, "unbanning user")
+}
+
+// ResetDevices frees all of a user's device slots.
+func (s *Service) ResetDevices(ctx context.Context, appID, userID string) error {
+	if _, err := s.UserOf(ctx, appID, userID); err != nil {
+		return err
+	}
+	s.forgetUser(userID)
+	return wrapStore(s.store.DeleteDevices(ctx, userID), "resetting devices")
+}
+
+// EndSessions ends all of a user's sessions.
+func (s *Service) EndSessions(ctx context.Context, appID, userID string) error {
+	if _, err := s.UserOf(ctx, appID, userID); err != nil {
+		return err
+	}
+	s.forgetUser(userID)
+	return wrapStore(s.store.DeleteUserSessions(ctx, userID), "ending sessions")
+}
+
+// GrantRequest is an administrator's grant of membership time or lifetime.
+type GrantRequest struct {
+	Grant
+	Note string
+}
+
+// GrantUser appends an administrator's grant to the user's ledger.
+func (s *Service) GrantUser(ctx context.Context, appID, userID string, req GrantRequest) (*Activation, error) {
+	if _, err := s.UserOf(ctx, appID, userID); err != nil {
+		return nil, err
+	}
+	if err := req.Grant.Validate(); err != nil {
+		return nil, err
+	}
+	if len(req.Note) > 1000 {
+		return nil, Invalid(FieldError{"note", "must be at most 1000 bytes"})
+	}
+	a := &Activation{ID: uuid.NewString(), AppID: appID, UserID: userID, Type: ActivationGrant, OccurredAt: s.Now(),
+		Minutes: req.Minutes, GrantsLifetimeAccess: req.GrantsLifetimeAccess, RevokesLifetimeAccess: req.RevokesLifetimeAccess, Note: req.Note}
+	if err := s.store.AppendActivation(ctx, a); err != nil {
+		return nil, wrapStore(err, "granting")
+	}
+	s.forgetUser(userID)
+	return a, nil
+}
+
+// DeleteUser deletes a user. A tombstone is written first, so that no
+// repair of an interrupted write can bring the user back; the licenses the
+// user activated stay used.
+func (s *Service) DeleteUser(ctx context.Context, appID, userID string) error {
+	u, err := s.UserOf(ctx, appID, userID)
+	if err != nil {
+		return err
+	}
+	if err := s.store.MarkUserDeleted(ctx, userID); err != nil {
+		return wrapStore(err, "marking user deleted")
+	}
+	s.forgetUser(userID)
+	steps := []struct {
+		what string
+		do   func() error
+	}{
+		{"ending sessions", func() error { return s.store.DeleteUserSessions(ctx, userID) }},
+		{"deleting account", func() error { return s.store.DeleteAccount(ctx, appID, UsernameKey(u.Username)) }},
+		{"deleting devices", func() error { return s.store.DeleteDevices(ctx, userID) }},
+		{"deleting ledger", func() error { return s.store.DeleteLedger(ctx, userID) }},
+		{"deleting ban", func() error { return s.store.DeleteBan(ctx, userID) }},
+		{"deleting last login", func() error { return s.store.DeleteLogin(ctx, userID) }},
+		{"deleting user", func() error { return s.store.DeleteUser(ctx, userID) }},
+	}
+	for _, st := range steps {
+		if err := st.do(); err != nil && !errors.Is(err, ErrNotFound) {
+			return wrapStore(err, st.what)
+		}
+	}
+	return nil
+}

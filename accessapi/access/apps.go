@@ -1,0 +1,155 @@
+package access
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+)
+
+// AppSettings are an application's adjustable settings; nil fields keep
+// their current (or default) value.
+type AppSettings struct {
+	Name              *string
+	DeviceAuth        *bool
+	AnonymousAccess   *bool
+	MaxDevices        *int
+	MinPasswordLength *int
+	SessionTTL        *time.Duration
+}
+
+// Setting limits.
+const (
+	MaxAppNameLength  = 200
+	MaxDevicesLimit   = 100
+	MinSessionTTL     = time.Minute
+	MaxSessionTTL     = 366 * 24 * time.Hour
+	DefaultSessionTTL = 24 * time.Hour
+)
+
+func (st AppSettings) applyTo(app *App) *Error {
+	var fields []FieldError
+	if st.Name != nil {
+		name := strings.TrimSpace(*st.Name)
+		if name == "" || utf8.RuneCountInString(name) > MaxAppNameLength {
+			fields = append(fields, FieldError{"name", "must be 1 to 200 characters"})
+		}
+		app.Name = name
+	}
+	if st.DeviceAuth != nil {
+		app.DeviceAuth = *st.DeviceAuth
+	}
+	if st.AnonymousAccess != nil {
+		app.AnonymousAccess = *st.AnonymousAccess
+	}
+	if st.MaxDevices != nil {
+		if *st.MaxDevices < 1 || *st.MaxDevices > MaxDevicesLimit {
+			fields = append(fields, FieldError{"max_devices", "must be 1 to 100"})
+		}
+		app.MaxDevices = *st.MaxDevices
+	}
+	if st.MinPasswordLength != nil {
+		if *st.MinPasswordLength < 1 || *st.MinPasswordLength > 256 {
+			fields = append(fields, FieldError{"min_password_length", "must be 1 to 256"})
+		}
+		app.MinPasswordLength = *st.MinPasswordLength
+	}
+	if st.SessionTTL != nil {
+		if *st.SessionTTL < MinSessionTTL || *st.SessionTTL > MaxSessionTTL {
+			fields = append(fields, FieldError{"session_ttl", "must be between 1m and 8784h"})
+		}
+		app.SessionTTL = *st.SessionTTL
+	}
+	if len(fields) > 0 {
+		return Invalid(fields...)
+	}
+	return nil
+}
+
+// NewApp is a created application with its secret, shown only once.
+type NewApp struct {
+	App
+	APISecret string
+}
+
+// CreateApp registers an application. Name is required.
+func (s *Service) CreateApp(ctx context.Context, st AppSettings) (*NewApp, error) {
+	if st.Name == nil {
+		return nil, Invalid(FieldError{"name", "is required"})
+	}
+	app := App{ID: uuid.NewString(), APIKey: NewAPIKey(), MaxDevices: 1, MinPasswordLength: 8,
+		SessionTTL: DefaultSessionTTL, CreatedAt: s.Now()}
+	if err := st.applyTo(&app); err != nil {
+		return nil, err
+	}
+	secret := NewAPISecret()
+	app.SecretHash = SecretHash(secret)
+	if err := s.store.InsertApp(ctx, &app); err != nil {
+		return nil, wrapStore(err, "creating application")
+	}
+	return &NewApp{App: app, APISecret: secret}, nil
+}
+
+// App returns an application by ID.
+func (s *Service) App(ctx context.Context, appID string) (*App, error) {
+	app, err := s.store.AppByID(ctx, appID)
+	if errors.Is(err, ErrNotFound) {
+		return nil, Refusal(CodeNotFound, "The application does not exist.")
+	}
+	return app, wrapStore(err, "reading application")
+}
+
+// Apps lists all applications.
+func (s *Service) Apps(ctx context.Context) ([]App, error) {
+	apps, err := s.store.Apps(ctx)
+	return apps, wrapStore(err, "listing applications")
+}
+
+// UpdateApp changes an application's settings; the change applies to the
+// next request on this instance and within the staleness bound elsewhere.
+func (s *Service) UpdateApp(ctx context.Context, appID string, st AppSettings) (*App, error) {
+	app, err := s.App(ctx, appID)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.applyTo(app); err != nil {
+		return nil, err
+	}
+	if err := s.store.ReplaceApp(ctx, app); err != nil {
+		return nil, wrapStore(err, "updating application")
+	}
+	s.apps.remove(app.APIKey)
+	return app, nil
+}
+
+// RotateSecret gives an application a new secret; the old one stops working.
+func (s *Service) RotateSecret(ctx context.Context, appID string) (string, error) {
+	app, err := s.App(ctx, appID)
+	if err != nil {
+		return "", err
+	}
+	secret := NewAPISecret()
+	app.SecretHash = SecretHash(secret)
+	if err := s.store.ReplaceApp(ctx, app); err != nil {
+		return "", wrapStore(err, "rotating secret")
+	}
+	s.apps.remove(app.APIKey)
+	return secret, nil
+}
+
+// DeleteApp removes an application; its key stops working at once here.
+// Its users, licenses and content stay in the store, unreachable.
+func (s *Service) DeleteApp(ctx context.Context, appID string) error {
+	app, err := s.App(ctx, appID)
+	if err != nil {
+		return err
+	}
+	if err := s.store.DeleteApp(ctx, appID); err != nil {
+		return wrapStore(err, "deleting application")
+	}
+	s.apps.remove(app.APIKey)
+	return nil
+}

@@ -1,0 +1,25 @@
+package access
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+)
+
+// credential is a verified username and password, remembered by a keyed
+// hash so the password itself is never held.
+type credential struct {
+	userID string
+}
+
+// credentialKey is HMAC-SHA256 under a per-process random key of the
+// application, username key and password.
+func (s *Service) credentialKey(appID, usernameKey, password string) string {
+	m := hmac.New(sha256.New, s.credKey)
+	m.Write([]byte(appID))
+	m.Write([]byte{0})
+	m.Write([]byte(usernameKey))
+	m.Write([]byte{0})
+	m.Write([]byte(password))
+	return hex.EncodeToString(m.Sum(nil))
+}

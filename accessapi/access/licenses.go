@@ -1,0 +1,152 @@
+package access
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// MaxLicensesPerCall bounds one issue of licenses.
+const MaxLicensesPerCall = 10000
+
+// LicenseRequest issues licenses: Count new codes, or the given Codes.
+type LicenseRequest struct {
+	Count int
+	Grant Grant
+	Note  string
+	Codes []string
+}
+
+// IssuedLicense is a new license with its code, shown only once.
+type IssuedLicense struct {
+	License
+	Code string
+}
+
+// CreateLicenses issues licenses for an application.
+func (s *Service) CreateLicenses(ctx context.Context, appID string, req LicenseRequest) ([]IssuedLicense, error) {
+	if _, err := s.App(ctx, appID); err != nil {
+		return nil, err
+	}
+	if err := req.Grant.Validate(); err != nil {
+		return nil, err
+	}
+	if len(req.Note) > 1000 {
+		return nil, Invalid(FieldError{"note", "must be at most 1000 bytes"})
+	}
+	codes := req.Codes
+	if len(codes) == 0 {
+		if req.Count < 1 || req.Count > MaxLicensesPerCall {
+			return nil, Invalid(FieldError{"count", "must be 1 to 10000"})
+		}
+		codes = make([]string, req.Count)
+		for i := range codes {
+			codes[i] = NewLicenseCode()
+		}
+	} else if len(codes) > MaxLicensesPerCall {
+		return nil, Invalid(FieldError{"codes", "must hold at most 10000 codes"})
+	}
+	now := s.Now()
+	out := make([]IssuedLicense, len(codes))
+	batch := make([]License, len(codes))
+	seen := make(map[string]bool, len(codes))
+	for i, code := range codes {
+		id := LicenseID(appID, code)
+		if id == "" || len(NormalizeLicenseCode(code)) < 4 {
+			return nil, Invalid(FieldError{fmt.Sprintf("codes[%d]", i), "must be 4 to 128 characters besides dashes and spaces"})
+		}
+		if seen[id] {
+			return nil, Invalid(FieldError{fmt.Sprintf("codes[%d]", i), "is listed twice"})
+		}
+		seen[id] = true
+		batch[i] = License{ID: id, AppID: appID, CodeHint: codeHint(code), Grant: req.Grant, Note: req.Note, CreatedAt: now}
+		out[i] = IssuedLicense{License: batch[i], Code: code}
+	}
+	if err := s.store.InsertLicenses(ctx, batch); err != nil {
+		if errors.Is(err, ErrDuplicate) {
+			return nil, Refusal(CodeConflict, "A license with one of these codes exists already.")
+		}
+		return nil, wrapStore(err, "creating licenses")
+	}
+	return out, nil
+}
+
+// LicenseStatus is a license with whether and by whom it was used.
+type LicenseStatus struct {
+	License
+	Use *LicenseUse
+}
+
+// Licenses lists an application's licenses in ID order after the cursor;
+// used, when not nil, keeps only used (true) or unused (false) ones.
+// It returns the page and the cursor of the next page ("" at the end).
+func (s *Service) Licenses(ctx context.Context, appID string, used *bool, after string, limit int) ([]LicenseStatus, string, error) {
+	if _, err := s.App(ctx, appID); err != nil {
+		return nil, "", err
+	}
+	limit = clampPage(limit)
+	var out []LicenseStatus
+	for {
+		batch, err := s.store.Licenses(ctx, appID, after, limit)
+		if err != nil {
+			return nil, "", wrapStore(err, "listing licenses")
+		}
+		for _, l := range batch {
+			after = l.ID
+			st, err := s.licenseStatus(ctx, l)
+			if err != nil {
+				return nil, "", err
+			}
+			if used != nil && *used != (st.Use != nil) {
+				continue
+			}
+			if out = append(out, *st); len(out) == limit {
+				return out, after, nil
+			}
+		}
+		if len(batch) < limit {
+			return out, "", nil
+		}
+	}
+}
+
+func (s *Service) licenseStatus(ctx context.Context, l License) (*LicenseStatus, error) {
+	use, _, err := s.store.LicenseUseByID(ctx, l.ID)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return nil, wrapStore(err, "reading license use")
+	}
+	return &LicenseStatus{License: l, Use: use}, nil
+}
+
+// LicenseOf returns an application's license by ID.
+func (s *Service) LicenseOf(ctx context.Context, appID, licenseID string) (*LicenseStatus, error) {
+	l, err := s.store.LicenseByID(ctx, licenseID)
+	if errors.Is(err, ErrNotFound) || (err == nil && l.AppID != appID) {
+		return nil, Refusal(CodeNotFound, "The license does not exist.")
+	}
+	if err != nil {
+		return nil, wrapStore(err, "reading license")
+	}
+	return s.licenseStatus(ctx, *l)
+}
+
+// LicenseByCode returns an application's license by its code.
+func (s *Service) LicenseByCode(ctx context.Context, appID, code string) (*LicenseStatus, error) {
+	id := LicenseID(appID, code)
+	if id == "" {
+		return nil, Refusal(CodeNotFound, "The license does not exist.")
+	}
+	return s.LicenseOf(ctx, appID, id)
+}
+
+// DeleteLicense deletes an unused license; a used one is a conflict.
+func (s *Service) DeleteLicense(ctx context.Context, appID, licenseID string) error {
+	st, err := s.LicenseOf(ctx, appID, licenseID)
+	if err != nil {
+		return err
+	}
+	if st.Use != nil {
+		return Refusal(CodeConflict, "The license has been used and cannot be deleted.")
+	}
+	return wrapStore(s.store.DeleteLicense(ctx, licenseID), "deleting license")
+}

@@ -1,0 +1,125 @@
+package access
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+
+	"golang.org/x/crypto/argon2"
+)
+
+// MaxPasswordBytes bounds the work an attacker can ask of the hasher.
+const MaxPasswordBytes = 1024
+
+// Argon2Params are argon2id cost parameters.
+type Argon2Params struct {
+	MemoryKiB   uint32
+	Iterations  uint32
+	Parallelism uint8
+}
+
+// OWASPArgon2 is the minimum the OWASP password storage cheat sheet
+// recommends for argon2id: 19 MiB, 2 iterations, 1 lane.
+var OWASPArgon2 = Argon2Params{MemoryKiB: 19 * 1024, Iterations: 2, Parallelism: 1}
+
+// PasswordHasher hashes and verifies passwords with argon2id, running at most
+// a bounded number of hashes at once so a login storm cannot exhaust memory.
+type PasswordHasher struct {
+	params Argon2Params
+	slots  chan struct{}
+	dummy  string
+}
+
+// NewPasswordHasher returns a hasher with the given parameters that runs at
+// most concurrency hashes at once (GOMAXPROCS when zero).
+func NewPasswordHasher(params Argon2Params, concurrency int) *PasswordHasher {
+	if concurrency <= 0 {
+		concurrency = runtime.GOMAXPROCS(0)
+	}
+	h := &PasswordHasher{params: params, slots: make(chan struct{}, concurrency)}
+	h.dummy = h.hashWithSalt([]byte("dummy password for unknown users"), make([]byte, 16))
+	return h
+}
+
+// Hash returns the PHC string of password.
+func (h *PasswordHasher) Hash(ctx context.Context, password string) (string, error) {
+	salt := make([]byte, 16)
+	if _, err := rand.Read(salt); err != nil {
+		return "", fmt.Errorf("reading salt: %w", err)
+	}
+	if err := h.acquire(ctx); err != nil {
+		return "", err
+	}
+	defer h.release()
+	return h.hashWithSalt([]byte(password), salt), nil
+}
+
+// Verify reports whether password matches encoded. An empty encoded hash
+// (an unknown user, or a user without a password) is checked against a dummy
+// hash, so that the answer takes the same time and is always false.
+func (h *PasswordHasher) Verify(ctx context.Context, password, encoded string) (bool, error) {
+	target, known := encoded, encoded != ""
+	if !known {
+		target = h.dummy
+	}
+	p, salt, want, err := decodeArgon2(target)
+	if err != nil {
+		return false, err
+	}
+	if err := h.acquire(ctx); err != nil {
+		return false, err
+	}
+	got := argon2.IDKey([]byte(password), salt, p.Iterations, p.MemoryKiB, p.Parallelism, uint32(len(want)))
+	h.release()
+	return known && subtle.ConstantTimeCompare(got, want) == 1, nil
+}
+
+func (h *PasswordHasher) acquire(ctx context.Context) error {
+	select {
+	case h.slots <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (h *PasswordHasher) release() { <-h.slots }
+
+func (h *PasswordHasher) hashWithSalt(password, salt []byte) string {
+	p := h.params
+	key := argon2.IDKey(password, salt, p.Iterations, p.MemoryKiB, p.Parallelism, 32)
+	b64 := base64.RawStdEncoding
+	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, p.MemoryKiB, p.Iterations, p.Parallelism,
+		b64.EncodeToString(salt), b64.EncodeToString(key))
+}
+
+var errBadHash = errors.New("malformed argon2id hash")
+
+func decodeArgon2(encoded string) (Argon2Params, []byte, []byte, error) {
+	var p Argon2Params
+	parts := strings.Split(encoded, "$")
+	if len(parts) != 6 || parts[1] != "argon2id" {
+		return p, nil, nil, errBadHash
+	}
+	var version int
+	if _, err := fmt.Sscanf(parts[2], "v=%d", &version); err != nil || version != argon2.Version {
+		return p, nil, nil, errBadHash
+	}
+	if _, err := fmt.Sscanf(parts[3], "m=%d,t=%d,p=%d", &p.MemoryKiB, &p.Iterations, &p.Parallelism); err != nil {
+		return p, nil, nil, errBadHash
+	}
+	if p.MemoryKiB == 0 || p.MemoryKiB > 4<<20 || p.Iterations == 0 || p.Iterations > 64 || p.Parallelism == 0 {
+		return p, nil, nil, errBadHash
+	}
+	salt, err1 := base64.RawStdEncoding.DecodeString(parts[4])
+	key, err2 := base64.RawStdEncoding.DecodeString(parts[5])
+	if err1 != nil || err2 != nil || len(salt) < 8 || len(key) < 16 {
+		return p, nil, nil, errBadHash
+	}
+	return p, salt, key, nil
+}

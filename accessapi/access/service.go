@@ -1,0 +1,192 @@
+package access
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Config tunes a Service. Zero values take the documented defaults.
+type Config struct {
+	// Staleness bounds how long this instance may act on data that another
+	// instance has changed (bans, memberships, sessions, application
+	// settings). Default 5s. Changes made through this instance apply at once.
+	Staleness time.Duration
+	// CredentialCacheTTL is how long a verified username and password are
+	// remembered, so legacy header auth does not run argon2id on every
+	// request. Default 1m. Entries are dropped when the user changes here.
+	CredentialCacheTTL time.Duration
+	// CacheEntries bounds each cache. Default 100000.
+	CacheEntries int
+	// Argon2 sets the password hashing cost. Default OWASPArgon2.
+	Argon2 Argon2Params
+	// HashConcurrency bounds concurrent password hashes. Default GOMAXPROCS.
+	HashConcurrency int
+	// FileKey encrypts files marked encrypted (AES-256-GCM); nil disables
+	// encrypted uploads.
+	FileKey []byte
+	// Now is the clock; default time.Now.
+	Now func() time.Time
+}
+
+// Service carries out App Access's use cases over a Store.
+type Service struct {
+	store     Store
+	hasher    *PasswordHasher
+	now       func() time.Time
+	staleness time.Duration
+
+	apps     *expiringCache[string, *App]        // by API key
+	users    *expiringCache[string, *userState]  // by user ID
+	sessions *expiringCache[string, *Session]    // by token hash
+	creds    *expiringCache[string, credential]  // by credentialKey
+	uses     *expiringCache[string, *LicenseUse] // by license ID; a use never changes
+	devices  *expiringCache[string, bool]        // by user ID + hardware ID
+	content  *expiringCache[string, *AppContent] // by app ID
+
+	credKey []byte
+	fileKey []byte
+}
+
+// NewService returns a Service over store.
+func NewService(store Store, cfg Config) *Service {
+	if cfg.Staleness == 0 {
+		cfg.Staleness = 5 * time.Second
+	}
+	if cfg.CredentialCacheTTL == 0 {
+		cfg.CredentialCacheTTL = time.Minute
+	}
+	if cfg.CacheEntries <= 0 {
+		cfg.CacheEntries = 100_000
+	}
+	if cfg.Argon2 == (Argon2Params{}) {
+		cfg.Argon2 = OWASPArgon2
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	key := make([]byte, 32)
+	_, _ = rand.Read(key)
+	n, now, st := cfg.CacheEntries, cfg.Now, cfg.Staleness
+	return &Service{
+		store:     store,
+		hasher:    NewPasswordHasher(cfg.Argon2, cfg.HashConcurrency),
+		now:       now,
+		staleness: st,
+		apps:      newExpiringCache[string, *App](st, n, now),
+		users:     newExpiringCache[string, *userState](st, n, now),
+		sessions:  newExpiringCache[string, *Session](st, n, now),
+		creds:     newExpiringCache[string, credential](cfg.CredentialCacheTTL, n, now),
+		uses:      newExpiringCache[string, *LicenseUse](time.Hour, n, now),
+		devices:   newExpiringCache[string, bool](st, n, now),
+		content:   newExpiringCache[string, *AppContent](st, 4096, now),
+		credKey:   key,
+		fileKey:   cfg.FileKey,
+	}
+}
+
+// Hasher is the service's password hasher.
+func (s *Service) Hasher() *PasswordHasher { return s.hasher }
+
+// Now is the service's clock, at the millisecond precision the store keeps.
+func (s *Service) Now() time.Time { return s.now().UTC().Truncate(time.Millisecond) }
+
+// AuthenticateApp returns the application whose key and secret these are.
+// A missing, unknown or mismatched pair is a CodeInvalidApplication refusal.
+func (s *Service) AuthenticateApp(ctx context.Context, apiKey, apiSecret string) (*App, error) {
+	refused := Refusal(CodeInvalidApplication, "The application key and secret are not valid.")
+	if apiKey == "" || apiSecret == "" || len(apiKey) > 256 || len(apiSecret) > 256 {
+		return nil, refused
+	}
+	app, err := s.appByKey(ctx, apiKey)
+	if errors.Is(err, ErrNotFound) {
+		// Spend the same hashing work as a known key would.
+		secretMatches(apiSecret, "")
+		return nil, refused
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !secretMatches(apiSecret, app.SecretHash) {
+		return nil, refused
+	}
+	return app, nil
+}
+
+func (s *Service) appByKey(ctx context.Context, apiKey string) (*App, error) {
+	if app, ok := s.apps.get(apiKey); ok {
+		return app, nil
+	}
+	app, err := s.store.AppByKey(ctx, apiKey)
+	if err != nil {
+		return nil, wrapStore(err, "reading application")
+	}
+	s.apps.set(apiKey, app)
+	return app, nil
+}
+
+// userState is what authorisation needs to know about a user.
+type userState struct {
+	user       *User
+	ban        *Ban
+	membership Membership
+}
+
+// state returns the user's current state, from cache when fresh.
+// ErrNotFound means there is no such user (or it was deleted).
+func (s *Service) state(ctx context.Context, userID string) (*userState, error) {
+	if st, ok := s.users.get(userID); ok {
+		return st, nil
+	}
+	u, err := s.store.UserByID(ctx, userID)
+	if err != nil {
+		return nil, wrapStore(err, "reading user")
+	}
+	st := &userState{user: u}
+	if st.ban, err = s.store.BanOf(ctx, userID); err != nil && !errors.Is(err, ErrNotFound) {
+		return nil, wrapStore(err, "reading ban")
+	}
+	ledger, err := s.store.Ledger(ctx, userID)
+	if err != nil {
+		return nil, wrapStore(err, "reading ledger")
+	}
+	st.membership = MembershipOf(ledger)
+	s.users.set(userID, st)
+	return st, nil
+}
+
+// forgetUser drops everything cached about a user on this instance.
+func (s *Service) forgetUser(userID string) {
+	s.users.remove(userID)
+	s.creds.removeIf(func(c credential) bool { return c.userID == userID })
+	s.sessions.removeIf(func(x *Session) bool { return x.UserID == userID })
+	s.devices.removeIf(func(bool) bool { return true })
+}
+
+// authorize applies the checks that follow authentication, in order:
+// the device, the ban, then the membership.
+func (s *Service) authorize(ctx context.Context, app *App, st *userState, hardwareID string, checkDevice bool) error {
+	if checkDevice {
+		if err := s.checkDevice(ctx, app, st.user.ID, hardwareID); err != nil {
+			return err
+		}
+	}
+	if st.ban != nil {
+		return errUserBanned
+	}
+	if !st.membership.IsActive(s.now()) {
+		return errMembershipInactive
+	}
+	return nil
+}
+
+// wrapStore adds context to a storage error, keeping ErrNotFound and
+// ErrDuplicate recognisable.
+func wrapStore(err error, what string) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}

@@ -1,0 +1,179 @@
+package access
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Credentials are what a client presents to identify a user. At most one
+// form is used, in this order: Token, Code, Username with Password.
+type Credentials struct {
+	Token      string
+	Code       string
+	Username   string
+	Password   string
+	HardwareID string
+}
+
+// Present reports whether any user credential was sent.
+func (c Credentials) Present() bool {
+	return c.Token != "" || c.Code != "" || c.Username != "" || c.Password != ""
+}
+
+// LoginRequest logs a user in with a password or a license code.
+type LoginRequest struct {
+	Credentials
+	// IP is the client address as the server resolved it.
+	IP string
+}
+
+// SessionGrant is a new session's token, shown once.
+type SessionGrant struct {
+	Token     string
+	ExpiresAt time.Time
+}
+
+// Login checks the credentials and then the device, ban and membership, and
+// opens a session bound to the application, the user and the device.
+func (s *Service) Login(ctx context.Context, app *App, req LoginRequest) (*SessionGrant, error) {
+	req.Token = ""
+	st, err := s.credentialUser(ctx, app, req.Credentials)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.authorize(ctx, app, st, req.HardwareID, true); err != nil {
+		return nil, err
+	}
+	now := s.Now()
+	ttl := app.SessionTTL
+	if ttl <= 0 {
+		ttl = 24 * time.Hour
+	}
+	token := NewSessionToken()
+	sess := &Session{TokenHash: SecretHash(token), AppID: app.ID, UserID: st.user.ID, CreatedAt: now, ExpiresAt: now.Add(ttl)}
+	if app.DeviceAuth {
+		sess.HardwareID = req.HardwareID
+	}
+	if err := s.store.InsertSession(ctx, sess); err != nil {
+		return nil, wrapStore(err, "creating session")
+	}
+	s.recordLogin(ctx, &LastLogin{UserID: st.user.ID, IP: req.IP, At: now})
+	return &SessionGrant{Token: token, ExpiresAt: sess.ExpiresAt}, nil
+}
+
+// recordLogin writes the last login; a failure does not fail the login.
+func (s *Service) recordLogin(ctx context.Context, l *LastLogin) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lastLoginTimeout)
+	defer cancel()
+	_ = s.store.RecordLogin(ctx, l)
+}
+
+// credentialUser authenticates a license code or a username and password.
+func (s *Service) credentialUser(ctx context.Context, app *App, c Credentials) (*userState, error) {
+	switch {
+	case c.Code != "":
+		return s.licenseUser(ctx, app, c.Code)
+	case c.Username != "" || c.Password != "":
+		return s.passwordUser(ctx, app, c.Username, c.Password)
+	}
+	return nil, errInvalidCredentials
+}
+
+// Logout ends the session of token. Ending a session that is already ended
+// (or never existed) succeeds.
+func (s *Service) Logout(ctx context.Context, app *App, token string) error {
+	if token == "" {
+		return Refusal(CodeAuthenticationRequired, "A Bearer session token is required.")
+	}
+	h := SecretHash(token)
+	sess, err := s.session(ctx, h)
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if sess.AppID != app.ID {
+		return errSessionInvalid
+	}
+	s.sessions.remove(h)
+	return wrapStore(s.store.DeleteSession(ctx, h), "deleting session")
+}
+
+func (s *Service) session(ctx context.Context, tokenHash string) (*Session, error) {
+	if sess, ok := s.sessions.get(tokenHash); ok {
+		return sess, nil
+	}
+	sess, err := s.store.SessionByHash(ctx, tokenHash)
+	if err != nil {
+		return nil, wrapStore(err, "reading session")
+	}
+	s.sessions.set(tokenHash, sess)
+	return sess, nil
+}
+
+// Authenticate identifies the user of a request the way GET /app_context
+// does. It returns nil (and no error) for an anonymous request the
+// application allows; credentials that are sent are always checked.
+// With requireActive false, an inactive membership is not refused.
+func (s *Service) Authenticate(ctx context.Context, app *App, c Credentials, requireActive bool) (*UserView, error) {
+	if !c.Present() {
+		if app.AnonymousAccess {
+			return nil, nil
+		}
+		return nil, errAnonymousRefused
+	}
+	var (
+		st          *userState
+		err         error
+		checkDevice = true
+	)
+	if c.Token != "" {
+		st, err = s.sessionUser(ctx, app, c.Token)
+		checkDevice = false // the session carries the device it was opened on
+	} else {
+		st, err = s.credentialUser(ctx, app, c)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := s.authorize(ctx, app, st, c.HardwareID, checkDevice); err != nil {
+		if !requireActive && errors.Is(err, errMembershipInactive) {
+			return st.view(), nil
+		}
+		return nil, err
+	}
+	return st.view(), nil
+}
+
+func (s *Service) sessionUser(ctx context.Context, app *App, token string) (*userState, error) {
+	if len(token) > 256 {
+		return nil, errSessionInvalid
+	}
+	sess, err := s.session(ctx, SecretHash(token))
+	if errors.Is(err, ErrNotFound) {
+		return nil, errSessionInvalid
+	}
+	if err != nil {
+		return nil, err
+	}
+	if sess.AppID != app.ID {
+		return nil, errSessionInvalid
+	}
+	if !s.now().Before(sess.ExpiresAt) {
+		return nil, errSessionExpired
+	}
+	st, err := s.state(ctx, sess.UserID)
+	if errors.Is(err, ErrNotFound) {
+		return nil, errSessionInvalid
+	}
+	return st, err
+}
+
+// DeleteExpiredSessions removes sessions that expired more than grace ago
+// (kept that long so clients are told session_expired rather than invalid).
+func (s *Service) DeleteExpiredSessions(ctx context.Context, grace time.Duration) (int64, error) {
+	n, err := s.store.DeleteSessionsExpiredBefore(ctx, s.Now().Add(-grace))
+	return n, wrapStore(err, "deleting expired sessions")
+}

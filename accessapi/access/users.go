@@ -1,0 +1,161 @@
+package access
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// UserView is a user as the client API shows it.
+type UserView struct {
+	ID         string
+	AppID      string
+	Username   string
+	Membership Membership
+}
+
+func (st *userState) view() *UserView {
+	return &UserView{ID: st.user.ID, AppID: st.user.AppID, Username: st.user.Username, Membership: st.membership}
+}
+
+// SignUpRequest is a password sign-up.
+type SignUpRequest struct {
+	Username   string
+	Password   string
+	HardwareID string
+}
+
+// SignUp creates a user with a username and password. The account insert is
+// the unique (application, username key) claim: of concurrent sign-ups with
+// one name exactly one succeeds.
+func (s *Service) SignUp(ctx context.Context, app *App, req SignUpRequest) (*UserView, error) {
+	var fields []FieldError
+	if fe := ValidateUsername(req.Username); fe != nil {
+		fields = append(fields, *fe)
+	}
+	if fe := validatePassword(app, req.Password); fe != nil {
+		fields = append(fields, *fe)
+	}
+	if fe := validateSignUpDevice(app, req.HardwareID); fe != nil {
+		fields = append(fields, *fe)
+	}
+	if len(fields) > 0 {
+		return nil, Invalid(fields...)
+	}
+	hash, err := s.hasher.Hash(ctx, req.Password)
+	if err != nil {
+		return nil, err
+	}
+	u := &User{ID: uuid.NewString(), AppID: app.ID, Username: req.Username, PasswordHash: hash, CreatedAt: s.Now()}
+	if err := s.store.InsertAccount(ctx, u); err != nil {
+		if errors.Is(err, ErrDuplicate) {
+			return nil, Refusal(CodeUsernameTaken, "The username is already taken.")
+		}
+		return nil, wrapStore(err, "creating account")
+	}
+	if err := s.ensureUser(ctx, u); err != nil {
+		return nil, err
+	}
+	if err := s.checkDevice(ctx, app, u.ID, req.HardwareID); err != nil {
+		return nil, err
+	}
+	return &UserView{ID: u.ID, AppID: app.ID, Username: u.Username}, nil
+}
+
+// ensureUser writes the by-ID user document of an account; it is idempotent,
+// so any later request can finish a sign-up that stopped half way.
+func (s *Service) ensureUser(ctx context.Context, u *User) error {
+	byID := *u
+	byID.PasswordHash = ""
+	if err := s.store.InsertUser(ctx, &byID); err != nil && !errors.Is(err, ErrDuplicate) {
+		return wrapStore(err, "creating user")
+	}
+	return nil
+}
+
+func validatePassword(app *App, password string) *FieldError {
+	minLen := max(app.MinPasswordLength, 1)
+	switch {
+	case len([]rune(password)) < minLen:
+		return &FieldError{"password", "is too short"}
+	case len(password) > MaxPasswordBytes:
+		return &FieldError{"password", "must be at most 1024 bytes"}
+	}
+	return nil
+}
+
+func validateSignUpDevice(app *App, hardwareID string) *FieldError {
+	switch {
+	case !app.DeviceAuth:
+		return nil
+	case hardwareID == "":
+		return &FieldError{"hardware_id", "is required for this application"}
+	case !validHardwareID(hardwareID):
+		return &FieldError{"hardware_id", "must be 1 to 256 printable characters without leading or trailing space"}
+	}
+	return nil
+}
+
+// generatedUsername names a user created from a license code. It is derived
+// from the random user ID, so it cannot collide in practice.
+func generatedUsername(userID string) string {
+	return "user-" + strings.ReplaceAll(userID, "-", "")[:20]
+}
+
+// passwordUser authenticates a username and password, returning the user's
+// state. Unknown users and wrong passwords take the same time and give the
+// same refusal. A verified pair is remembered for CredentialCacheTTL.
+func (s *Service) passwordUser(ctx context.Context, app *App, username, password string) (*userState, error) {
+	if username == "" || password == "" || len(username) > 4*MaxUsernameLength || len(password) > MaxPasswordBytes {
+		return nil, errInvalidCredentials
+	}
+	key := UsernameKey(username)
+	ck := s.credentialKey(app.ID, key, password)
+	if c, ok := s.creds.get(ck); ok {
+		st, err := s.state(ctx, c.userID)
+		if err == nil {
+			return st, nil
+		}
+		if !errors.Is(err, ErrNotFound) {
+			return nil, err
+		}
+		s.creds.remove(ck)
+	}
+	acct, err := s.store.AccountByName(ctx, app.ID, key)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return nil, wrapStore(err, "reading account")
+	}
+	var hash string
+	if acct != nil {
+		hash = acct.PasswordHash
+	}
+	ok, err := s.hasher.Verify(ctx, password, hash)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errInvalidCredentials
+	}
+	st, err := s.state(ctx, acct.ID)
+	if errors.Is(err, ErrNotFound) {
+		// The sign-up stopped before the by-ID document was written.
+		if deleted, derr := s.store.IsUserDeleted(ctx, acct.ID); derr != nil || deleted {
+			return nil, errInvalidCredentials
+		}
+		if err = s.ensureUser(ctx, acct); err != nil {
+			return nil, err
+		}
+		st, err = s.state(ctx, acct.ID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.creds.set(ck, credential{userID: acct.ID})
+	return st, nil
+}
+
+// lastLoginTimeout bounds the best-effort write of the last login.
+const lastLoginTimeout = 2 * time.Second

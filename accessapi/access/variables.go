@@ -1,0 +1,58 @@
+package access
+
+import (
+	"context"
+	"errors"
+	"unicode/utf8"
+)
+
+// Variable limits.
+const (
+	MaxVariableNameLength  = 128
+	MaxVariableValueLength = 32 << 10
+)
+
+// SetVariable creates or replaces an application's variable.
+func (s *Service) SetVariable(ctx context.Context, appID, name, value string) (*Variable, error) {
+	if _, err := s.App(ctx, appID); err != nil {
+		return nil, err
+	}
+	var fields []FieldError
+	if name == "" || len(name) > MaxVariableNameLength || !utf8.ValidString(name) {
+		fields = append(fields, FieldError{"name", "must be 1 to 128 bytes of UTF-8"})
+	}
+	if len(value) > MaxVariableValueLength || !utf8.ValidString(value) {
+		fields = append(fields, FieldError{"value", "must be at most 32 KiB of UTF-8"})
+	}
+	if len(fields) > 0 {
+		return nil, Invalid(fields...)
+	}
+	v := &Variable{AppID: appID, Name: name, Value: value}
+	if err := s.store.PutVariable(ctx, v); err != nil {
+		return nil, wrapStore(err, "setting variable")
+	}
+	s.content.remove(appID)
+	return v, nil
+}
+
+// Variables lists an application's variables.
+func (s *Service) Variables(ctx context.Context, appID string) ([]Variable, error) {
+	if _, err := s.App(ctx, appID); err != nil {
+		return nil, err
+	}
+	vs, err := s.store.Variables(ctx, appID)
+	return vs, wrapStore(err, "listing variables")
+}
+
+// DeleteVariable removes an application's variable.
+func (s *Service) DeleteVariable(ctx context.Context, appID, name string) error {
+	if _, err := s.App(ctx, appID); err != nil {
+		return err
+	}
+	err := s.store.DeleteVariable(ctx, appID, name)
+	if errors.Is(err, ErrNotFound) {
+		return Refusal(CodeNotFound, "The variable does not exist.")
+	}
+	s.content.remove(appID)
+	return wrapStore(err, "deleting variable")
+}

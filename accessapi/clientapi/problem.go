@@ -1,0 +1,114 @@
+// Package clientapi serves App Access's client API (the interface
+// specification's endpoints) over net/http, and the request authentication
+// that the upstream guard shares with it.
+package clientapi
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"go.uber.org/zap"
+
+	"github.com/appaccess/appaccess/accessapi/access"
+)
+
+// Problem is an RFC 9457 problem details body, with App Access's stable
+// machine code and, for validation errors, the offending fields.
+type Problem struct {
+	Type   string              `json:"type"`
+	Title  string              `json:"title"`
+	Status int                 `json:"status"`
+	Detail string              `json:"detail"`
+	Code   access.Code         `json:"code"`
+	Errors []access.FieldError `json:"errors,omitempty"`
+}
+
+// ProblemTypePrefix prefixes every problem type URI; the code follows it.
+const ProblemTypePrefix = "urn:app-access:problem:"
+
+var statusOf = map[access.Code]int{
+	access.CodeInvalidApplication:     http.StatusUnauthorized,
+	access.CodeValidationFailed:       http.StatusUnprocessableEntity,
+	access.CodeUsernameTaken:          http.StatusConflict,
+	access.CodeInvalidCredentials:     http.StatusUnauthorized,
+	access.CodeLicenseInvalid:         http.StatusUnauthorized,
+	access.CodeLicenseUsed:            http.StatusUnauthorized,
+	access.CodeDeviceRequired:         http.StatusUnauthorized,
+	access.CodeDeviceMismatch:         http.StatusUnauthorized,
+	access.CodeMembershipInactive:     http.StatusForbidden,
+	access.CodeUserBanned:             http.StatusForbidden,
+	access.CodeAuthenticationRequired: http.StatusUnauthorized,
+	access.CodeSessionExpired:         http.StatusUnauthorized,
+	access.CodeNotFound:               http.StatusNotFound,
+	access.CodeConflict:               http.StatusConflict,
+	access.CodePayloadTooLarge:        http.StatusRequestEntityTooLarge,
+	access.CodeUnavailable:            http.StatusServiceUnavailable,
+	access.CodeInternal:               http.StatusInternalServerError,
+}
+
+var titleOf = map[access.Code]string{
+	access.CodeInvalidApplication:     "Invalid application credentials",
+	access.CodeValidationFailed:       "Validation failed",
+	access.CodeUsernameTaken:          "Username taken",
+	access.CodeInvalidCredentials:     "Invalid credentials",
+	access.CodeLicenseInvalid:         "Invalid license code",
+	access.CodeLicenseUsed:            "License code already used",
+	access.CodeDeviceRequired:         "Hardware id required",
+	access.CodeDeviceMismatch:         "Device not allowed",
+	access.CodeMembershipInactive:     "Membership inactive",
+	access.CodeUserBanned:             "User banned",
+	access.CodeAuthenticationRequired: "Authentication required",
+	access.CodeSessionExpired:         "Session expired",
+	access.CodeNotFound:               "Not found",
+	access.CodeConflict:               "Conflict",
+	access.CodePayloadTooLarge:        "Payload too large",
+	access.CodeUnavailable:            "Service unavailable",
+	access.CodeInternal:               "Internal error",
+}
+
+// StatusOf is the HTTP status of a refusal code.
+func StatusOf(code access.Code) int {
+	if s, ok := statusOf[code]; ok {
+		return s
+	}
+	return http.StatusInternalServerError
+}
+
+// ProblemOf turns an error into the problem a client is shown. Anything
+// that is not an *access.Error becomes a bare internal error, so no internal
+// detail or secret can leak.
+func ProblemOf(err error) Problem {
+	var e *access.Error
+	if !errors.As(err, &e) {
+		e = access.Refusal(access.CodeInternal, "An internal error occurred; it has been logged.")
+	}
+	return Problem{Type: ProblemTypePrefix + string(e.Code), Title: titleOf[e.Code], Status: StatusOf(e.Code),
+		Detail: e.Detail, Code: e.Code, Errors: e.Fields}
+}
+
+// WriteProblem answers with err as an application/problem+json body, and
+// logs it when it is not a refusal.
+func WriteProblem(w http.ResponseWriter, logger *zap.Logger, err error) {
+	p := ProblemOf(err)
+	if p.Code == access.CodeInternal && logger != nil {
+		logger.Error("request failed", zap.Error(err))
+	}
+	if p.Status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="app-access"`)
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	WriteJSON(w, p.Status, p)
+}
+
+// WriteJSON answers with status and v as JSON, never to be cached.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
+	h := w.Header()
+	if h.Get("Content-Type") == "" {
+		h.Set("Content-Type", "application/json")
+	}
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}

@@ -1,0 +1,90 @@
+package mongostore
+
+import (
+	"context"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/appaccess/appaccess/accessapi/access"
+)
+
+type appDoc struct {
+	ID                string    `bson:"_id"`
+	Name              string    `bson:"name"`
+	APIKey            string    `bson:"api_key"`
+	SecretHash        string    `bson:"secret_hash"`
+	DeviceAuth        bool      `bson:"device_auth"`
+	AnonymousAccess   bool      `bson:"anonymous_access"`
+	MaxDevices        int       `bson:"max_devices"`
+	MinPasswordLength int       `bson:"min_password_length"`
+	SessionTTLSeconds int64     `bson:"session_ttl_seconds"`
+	CreatedAt         time.Time `bson:"created_at"`
+}
+
+func toAppDoc(a *access.App) appDoc {
+	return appDoc{a.ID, a.Name, a.APIKey, a.SecretHash, a.DeviceAuth, a.AnonymousAccess, a.MaxDevices,
+		a.MinPasswordLength, int64(a.SessionTTL / time.Second), a.CreatedAt}
+}
+
+func (d *appDoc) app() *access.App {
+	return &access.App{ID: d.ID, Name: d.Name, APIKey: d.APIKey, SecretHash: d.SecretHash, DeviceAuth: d.DeviceAuth,
+		AnonymousAccess: d.AnonymousAccess, MaxDevices: d.MaxDevices, MinPasswordLength: d.MinPasswordLength,
+		SessionTTL: time.Duration(d.SessionTTLSeconds) * time.Second, CreatedAt: d.CreatedAt.UTC()}
+}
+
+// InsertApp implements access.AppStore.
+func (s *Store) InsertApp(ctx context.Context, a *access.App) error {
+	return s.insert(ctx, collApps, toAppDoc(a))
+}
+
+// ReplaceApp implements access.AppStore. Only administrators write
+// applications, so a whole-document replace does not race with clients.
+func (s *Store) ReplaceApp(ctx context.Context, a *access.App) error {
+	res, err := s.c(collApps).ReplaceOne(ctx, bson.D{{Key: "_id", Value: a.ID}}, toAppDoc(a))
+	if err != nil {
+		return mapErr(err)
+	}
+	if res.MatchedCount == 0 {
+		return access.ErrNotFound
+	}
+	return nil
+}
+
+// DeleteApp implements access.AppStore.
+func (s *Store) DeleteApp(ctx context.Context, appID string) error {
+	return s.deleteByID(ctx, collApps, appID)
+}
+
+// AppByID implements access.AppStore.
+func (s *Store) AppByID(ctx context.Context, appID string) (*access.App, error) {
+	var d appDoc
+	if err := s.byID(ctx, collApps, appID, &d); err != nil {
+		return nil, err
+	}
+	return d.app(), nil
+}
+
+// AppByKey implements access.AppStore. Applications are few and cached, so
+// this one lookup is not by _id.
+func (s *Store) AppByKey(ctx context.Context, apiKey string) (*access.App, error) {
+	var d appDoc
+	if err := mapErr(s.c(collApps).FindOne(ctx, bson.D{{Key: "api_key", Value: apiKey}}).Decode(&d)); err != nil {
+		return nil, err
+	}
+	return d.app(), nil
+}
+
+// Apps implements access.AppStore.
+func (s *Store) Apps(ctx context.Context) ([]access.App, error) {
+	var docs []appDoc
+	if err := findAll(ctx, s.c(collApps), bson.D{}, options.Find().SetSort(bson.D{{Key: "created_at", Value: 1}}), &docs); err != nil {
+		return nil, err
+	}
+	apps := make([]access.App, len(docs))
+	for i := range docs {
+		apps[i] = *docs[i].app()
+	}
+	return apps, nil
+}

@@ -1,0 +1,127 @@
+// Package mongostore implements the access storage interfaces on MongoDB, or
+// on any server that speaks its protocol (the embedded FerretDB included).
+//
+// Every lookup on a request path is an equality match on _id, the only
+// lookup both engines serve from an index. Correctness rests on unique-key
+// inserts alone: no update reads, changes and writes back a shared document.
+package mongostore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/appaccess/appaccess/accessapi/access"
+)
+
+// Collection names.
+const (
+	collApps         = "apps"
+	collAccounts     = "accounts"
+	collUsers        = "users"
+	collDeletedUsers = "deleted_users"
+	collBans         = "bans"
+	collLastLogins   = "last_logins"
+	collLedger       = "ledger"
+	collLicenses     = "licenses"
+	collLicenseUses  = "license_uses"
+	collDevices      = "devices"
+	collSessions     = "sessions"
+	collVariables    = "variables"
+	collFiles        = "files"
+	bucketFiles      = "file_contents"
+)
+
+// Store is the MongoDB implementation of access.Store.
+type Store struct {
+	db *mongo.Database
+}
+
+var _ access.Store = (*Store)(nil)
+
+// New returns a Store over db. Call EnsureIndexes once before serving.
+func New(db *mongo.Database) *Store { return &Store{db: db} }
+
+// Database is the database the store uses.
+func (s *Store) Database() *mongo.Database { return s.db }
+
+// EnsureIndexes creates the collections' indexes; it is idempotent. The
+// unique ones carry correctness; the others only speed up administrative
+// listings on MongoDB.
+func (s *Store) EnsureIndexes(ctx context.Context) error {
+	type index struct {
+		coll   string
+		keys   bson.D
+		unique bool
+	}
+	for _, ix := range []index{
+		{collApps, bson.D{{Key: "api_key", Value: 1}}, true},
+		{collUsers, bson.D{{Key: "app_id", Value: 1}, {Key: "username_key", Value: 1}}, false},
+		{collLicenses, bson.D{{Key: "app_id", Value: 1}}, false},
+		{collLicenseUses, bson.D{{Key: "user_id", Value: 1}}, false},
+		{collLedger, bson.D{{Key: "user_id", Value: 1}}, false},
+		{collSessions, bson.D{{Key: "user_id", Value: 1}}, false},
+		{collSessions, bson.D{{Key: "expires_at", Value: 1}}, false},
+		{collDevices, bson.D{{Key: "user_id", Value: 1}}, false},
+		{collVariables, bson.D{{Key: "app_id", Value: 1}}, false},
+		{collFiles, bson.D{{Key: "app_id", Value: 1}}, false},
+	} {
+		m := mongo.IndexModel{Keys: ix.keys, Options: options.Index().SetUnique(ix.unique)}
+		if _, err := s.db.Collection(ix.coll).Indexes().CreateOne(ctx, m); err != nil {
+			return fmt.Errorf("creating index on %s: %w", ix.coll, err)
+		}
+	}
+	return nil
+}
+
+func (s *Store) c(name string) *mongo.Collection { return s.db.Collection(name) }
+
+// insert inserts doc, mapping a unique-key violation to access.ErrDuplicate.
+func (s *Store) insert(ctx context.Context, coll string, doc any) error {
+	_, err := s.c(coll).InsertOne(ctx, doc)
+	return mapErr(err)
+}
+
+// byID decodes the document with this _id into out.
+func (s *Store) byID(ctx context.Context, coll, id string, out any) error {
+	return mapErr(s.c(coll).FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Decode(out))
+}
+
+func (s *Store) deleteByID(ctx context.Context, coll, id string) error {
+	_, err := s.c(coll).DeleteOne(ctx, bson.D{{Key: "_id", Value: id}})
+	return mapErr(err)
+}
+
+func (s *Store) deleteWhere(ctx context.Context, coll string, filter bson.D) error {
+	_, err := s.c(coll).DeleteMany(ctx, filter)
+	return mapErr(err)
+}
+
+// findAll decodes every document matching filter into out (a slice pointer).
+func findAll(ctx context.Context, c *mongo.Collection, filter bson.D, opts *options.FindOptionsBuilder, out any) error {
+	cur, err := c.Find(ctx, filter, opts)
+	if err != nil {
+		return mapErr(err)
+	}
+	return mapErr(cur.All(ctx, out))
+}
+
+func mapErr(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, mongo.ErrNoDocuments):
+		return access.ErrNotFound
+	case mongo.IsDuplicateKeyError(err):
+		return fmt.Errorf("%w: %v", access.ErrDuplicate, err)
+	}
+	return err
+}
+
+func isDuplicate(err error) bool { return errors.Is(err, access.ErrDuplicate) }
+
+func isNotFound(err error) bool { return errors.Is(err, access.ErrNotFound) }

@@ -1,0 +1,108 @@
+// Package storetest gives tests a real MongoDB-protocol database: the one at
+// APP_ACCESS_TEST_MONGODB_URI when that is set, else an embedded store
+// started once per test binary. Each call returns a fresh database, so tests
+// stay independent. Nothing here is a mock.
+package storetest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"regexp"
+	"sync"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/appaccess/appaccess/accessapi/embeddedmongo"
+)
+
+// EnvURI names the variable that points the tests at an external server.
+const EnvURI = "APP_ACCESS_TEST_MONGODB_URI"
+
+var shared struct {
+	once   sync.Once
+	err    error
+	uri    string
+	client *mongo.Client
+	server *embeddedmongo.Server
+	dir    string
+}
+
+// URI returns the connection string of the test server, starting the
+// embedded one if needed.
+func URI(tb testing.TB) string {
+	tb.Helper()
+	start()
+	if shared.err != nil {
+		tb.Fatalf("test store: %v", shared.err)
+	}
+	return shared.uri
+}
+
+func start() {
+	shared.once.Do(func() {
+		shared.uri = os.Getenv(EnvURI)
+		if shared.uri == "" {
+			shared.dir, shared.err = os.MkdirTemp("", "aa-store-")
+			if shared.err != nil {
+				return
+			}
+			shared.server, shared.err = embeddedmongo.Start(shared.dir, nil)
+			if shared.err != nil {
+				return
+			}
+			shared.uri = shared.server.URI()
+		}
+		shared.client, shared.err = mongo.Connect(options.Client().ApplyURI(shared.uri))
+		if shared.err == nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			shared.err = shared.client.Ping(ctx, nil)
+		}
+	})
+}
+
+var unsafeName = regexp.MustCompile(`[^a-zA-Z0-9_]+`)
+
+// Database returns a new, empty database for this test, dropped when the
+// test ends.
+func Database(tb testing.TB) *mongo.Database {
+	tb.Helper()
+	URI(tb)
+	name := unsafeName.ReplaceAllString(tb.Name(), "_")
+	if len(name) > 40 {
+		name = name[:40]
+	}
+	suffix := make([]byte, 4)
+	_, _ = rand.Read(suffix)
+	db := shared.client.Database(fmt.Sprintf("t_%s_%s", name, hex.EncodeToString(suffix)))
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = db.Drop(ctx)
+	})
+	return db
+}
+
+// Main runs the tests of a package and then stops the embedded store; call
+// it from TestMain.
+func Main(m *testing.M) int {
+	code := m.Run()
+	if shared.client != nil {
+		_ = shared.client.Disconnect(context.Background())
+	}
+	if shared.server != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_ = shared.server.Stop(ctx)
+		cancel()
+	}
+	if shared.dir != "" {
+		_ = os.RemoveAll(shared.dir)
+	}
+	return code
+}

@@ -1,0 +1,54 @@
+package caddymodule
+
+import (
+	"net/http"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
+
+	"github.com/appaccess/appaccess/accessapi/clientapi"
+)
+
+func init() {
+	caddy.RegisterModule(APIHandler{})
+}
+
+// APIHandler serves the App Access client API (sign-up, login, license
+// activation, application context, file downloads). It is a terminal
+// handler: it answers every request it gets.
+type APIHandler struct {
+	app    *App
+	logger *zap.Logger
+}
+
+// CaddyModule returns the Caddy module information.
+func (APIHandler) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{ID: "http.handlers.app_access_api", New: func() caddy.Module { return new(APIHandler) }}
+}
+
+// Provision finds the app_access app.
+func (h *APIHandler) Provision(ctx caddy.Context) error {
+	h.logger = ctx.Logger()
+	app, err := appFrom(ctx)
+	h.app = app
+	return err
+}
+
+// ServeHTTP implements caddyhttp.MiddlewareHandler.
+func (h *APIHandler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Handler) error {
+	live, err := h.app.serving()
+	if err != nil {
+		w.Header().Set("Retry-After", "1")
+		clientapi.WriteProblem(w, h.logger, err)
+		return nil
+	}
+	live.api.ServeHTTP(w, r)
+	return nil
+}
+
+// Interface guards.
+var (
+	_ caddy.Provisioner           = (*APIHandler)(nil)
+	_ caddyhttp.MiddlewareHandler = (*APIHandler)(nil)
+)

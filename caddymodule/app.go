@@ -1,0 +1,299 @@
+// Package caddymodule adapts App Access to Caddy: the app_access app (the
+// store and the service), the app_access_api and app_access_auth HTTP
+// handlers, the admin API and the app-access command. The work is done by
+// the accessapi packages; these are thin adapters.
+package caddymodule
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/connstring"
+	"go.uber.org/zap"
+
+	"github.com/appaccess/appaccess/accessapi/access"
+	"github.com/appaccess/appaccess/accessapi/clientapi"
+	"github.com/appaccess/appaccess/accessapi/mongostore"
+)
+
+func init() {
+	caddy.RegisterModule(new(App))
+}
+
+// App is the app_access Caddy app: it owns the connection to MongoDB (or the
+// embedded store) and the App Access service that the HTTP handlers and the
+// admin API use.
+type App struct {
+	// MongoDBURI is the connection string of a MongoDB replica set or
+	// sharded cluster. Placeholders such as {env.APP_ACCESS_MONGODB_URI}
+	// are expanded. When empty, an embedded MongoDB-compatible store runs
+	// in-process with its data in DataDir.
+	MongoDBURI string `json:"mongodb_uri,omitempty"`
+
+	// Database is the MongoDB database name. Default: app_access.
+	Database string `json:"database,omitempty"`
+
+	// DataDir is the folder of the embedded store and, when FileKey is not
+	// set, of the file encryption key. Default: the app_access folder in
+	// Caddy's data directory. Placeholders are expanded.
+	DataDir string `json:"data_dir,omitempty"`
+
+	// FileKey is the base64 encoding of the 32-byte key that encrypts files
+	// marked encrypted. Placeholders are expanded. When empty, a key file
+	// (file.key, mode 0600) in DataDir is used, created on first start.
+	// Several instances sharing one database must share this key.
+	FileKey string `json:"file_key,omitempty"`
+
+	// Staleness bounds how long an instance may act on data another
+	// instance changed: bans, memberships, sessions, settings. Changes made
+	// through this instance apply at once. Default: 5s.
+	Staleness caddy.Duration `json:"staleness,omitempty"`
+
+	// CredentialCacheTTL is how long a verified username and password are
+	// remembered for legacy header auth. Default: 1m.
+	CredentialCacheTTL caddy.Duration `json:"credential_cache_ttl,omitempty"`
+
+	// SessionCleanupInterval is how often expired sessions are deleted.
+	// Default: 10m.
+	SessionCleanupInterval caddy.Duration `json:"session_cleanup_interval,omitempty"`
+
+	// HashConcurrency bounds concurrent argon2id hashes. Default: the
+	// number of CPUs.
+	HashConcurrency int `json:"hash_concurrency,omitempty"`
+
+	uri, dataDir, fileKey string
+	logger                *zap.Logger
+	live                  atomic.Pointer[running]
+	conn                  *connection
+	stop                  chan struct{}
+	stopped               sync.WaitGroup
+}
+
+// running is what a started App serves with.
+type running struct {
+	svc   *access.Service
+	store *mongostore.Store
+	api   *clientapi.Handler
+}
+
+// CaddyModule returns the Caddy module information.
+func (*App) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{ID: "app_access", New: func() caddy.Module { return new(App) }}
+}
+
+// Provision expands and checks the settings. It starts nothing, so that
+// `caddy validate` stays cheap.
+func (a *App) Provision(ctx caddy.Context) error {
+	a.logger = ctx.Logger()
+	repl := caddy.NewReplacer()
+	a.uri = repl.ReplaceAll(a.MongoDBURI, "")
+	a.fileKey = repl.ReplaceAll(a.FileKey, "")
+	a.dataDir = repl.ReplaceAll(a.DataDir, "")
+	if a.dataDir == "" {
+		a.dataDir = filepath.Join(caddy.AppDataDir(), "app_access")
+	}
+	abs, err := filepath.Abs(a.dataDir)
+	if err != nil {
+		return fmt.Errorf("data_dir: %w", err)
+	}
+	a.dataDir = abs
+	if a.Database == "" {
+		a.Database = "app_access"
+	}
+	if a.uri != "" {
+		if _, err := connstring.ParseAndValidate(a.uri); err != nil {
+			return fmt.Errorf("mongodb_uri: not a valid MongoDB connection string: %s", redactURIError(err, a.uri))
+		}
+	}
+	return nil
+}
+
+// Validate checks the settings that Provision cannot correct.
+func (a *App) Validate() error {
+	if a.fileKey != "" {
+		if _, err := decodeFileKey(a.fileKey); err != nil {
+			return fmt.Errorf("file_key: %w", err)
+		}
+	}
+	if a.Staleness < 0 || a.CredentialCacheTTL < 0 || a.SessionCleanupInterval < 0 {
+		return errors.New("staleness, credential_cache_ttl and session_cleanup_interval must not be negative")
+	}
+	return nil
+}
+
+// Start connects to the store (starting the embedded one if configured),
+// creates the indexes and begins serving.
+func (a *App) Start() error {
+	conn, err := openConnection(a.uri, a.dataDir, a.logger)
+	if err != nil {
+		return fmt.Errorf("app_access: mongodb_uri: %w", err)
+	}
+	a.conn = conn
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := conn.client.Ping(ctx, nil); err != nil {
+		return fmt.Errorf("app_access: mongodb_uri: cannot reach MongoDB: %w", err)
+	}
+	store := mongostore.New(conn.client.Database(a.Database))
+	if err := store.EnsureIndexes(ctx); err != nil {
+		return fmt.Errorf("app_access: preparing database %q: %w", a.Database, err)
+	}
+	fileKey, err := a.loadFileKey()
+	if err != nil {
+		return fmt.Errorf("app_access: file_key: %w", err)
+	}
+	svc := access.NewService(store, access.Config{
+		Staleness:          time.Duration(a.Staleness),
+		CredentialCacheTTL: time.Duration(a.CredentialCacheTTL),
+		HashConcurrency:    a.HashConcurrency,
+		FileKey:            fileKey,
+	})
+	a.live.Store(&running{svc: svc, store: store, api: clientapi.NewHandler(svc, clientIP, a.logger)})
+
+	if conn.embedded != nil {
+		a.logger.Info("using the embedded store", zap.String("data_dir", conn.embedded.Dir()),
+			zap.String("listen", conn.embedded.Address()), zap.String("database", a.Database))
+	} else {
+		a.logger.Info("using MongoDB", zap.String("database", a.Database))
+	}
+	a.stop = make(chan struct{})
+	a.stopped.Add(1)
+	go a.cleanExpiredSessions(svc)
+	return nil
+}
+
+// Stop ends the background work; requests in flight keep the service.
+func (a *App) Stop() error {
+	if a.stop != nil {
+		close(a.stop)
+		a.stopped.Wait()
+		a.stop = nil
+	}
+	return nil
+}
+
+// Cleanup releases this config's hold on the shared connection; the last
+// config to let go closes it.
+func (a *App) Cleanup() error {
+	if a.conn == nil {
+		return nil
+	}
+	a.conn = nil
+	_, err := connections.Delete(connectionKey(a.uri, a.dataDir))
+	return err
+}
+
+func (a *App) cleanExpiredSessions(svc *access.Service) {
+	defer a.stopped.Done()
+	every := time.Duration(a.SessionCleanupInterval)
+	if every <= 0 {
+		every = 10 * time.Minute
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-a.stop:
+			return
+		case <-t.C:
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			// Expired sessions are kept a day so clients are told
+			// session_expired rather than invalid.
+			n, err := svc.DeleteExpiredSessions(ctx, 24*time.Hour)
+			cancel()
+			if err != nil {
+				a.logger.Warn("deleting expired sessions", zap.Error(err))
+			} else if n > 0 {
+				a.logger.Debug("deleted expired sessions", zap.Int64("count", n))
+			}
+		}
+	}
+}
+
+// errNotStarted answers requests that arrive before the app has started.
+var errNotStarted = access.Refusal(access.CodeUnavailable, "App Access is starting; try again shortly.")
+
+// serving returns what the started app serves with.
+func (a *App) serving() (*running, error) {
+	if r := a.live.Load(); r != nil {
+		return r, nil
+	}
+	return nil, errNotStarted
+}
+
+func (a *App) loadFileKey() ([]byte, error) {
+	if a.fileKey != "" {
+		return decodeFileKey(a.fileKey)
+	}
+	path := filepath.Join(a.dataDir, "file.key")
+	if b, err := os.ReadFile(path); err == nil {
+		return decodeFileKey(string(b))
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	if err := os.MkdirAll(a.dataDir, 0o700); err != nil {
+		return nil, err
+	}
+	key := make([]byte, access.FileKeySize)
+	if _, err := rand.Read(key); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, os.ErrExist) { // another instance wrote it first
+		return a.loadFileKey()
+	}
+	if err != nil {
+		return nil, err
+	}
+	_, err = f.WriteString(base64.StdEncoding.EncodeToString(key) + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return key, err
+}
+
+func decodeFileKey(s string) ([]byte, error) {
+	key, err := base64.StdEncoding.DecodeString(strings.TrimSpace(s))
+	if err != nil || len(key) != access.FileKeySize {
+		return nil, errors.New("must be the base64 encoding of 32 bytes")
+	}
+	return key, nil
+}
+
+// clientIP is the client address as Caddy resolved it, honouring the
+// server's trusted_proxies.
+func clientIP(r *http.Request) string {
+	if ip, ok := caddyhttp.GetVar(r.Context(), caddyhttp.ClientIPVarKey).(string); ok && ip != "" {
+		return ip
+	}
+	return r.RemoteAddr
+}
+
+// appFrom returns the app_access app of a config, loading it if needed.
+func appFrom(ctx caddy.Context) (*App, error) {
+	v, err := ctx.App("app_access")
+	if err != nil {
+		return nil, fmt.Errorf("loading app_access app: %w", err)
+	}
+	return v.(*App), nil
+}
+
+// Interface guards.
+var (
+	_ caddy.App          = (*App)(nil)
+	_ caddy.Provisioner  = (*App)(nil)
+	_ caddy.Validator    = (*App)(nil)
+	_ caddy.CleanerUpper = (*App)(nil)
+)

@@ -1,0 +1,181 @@
+package caddymodule
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
+
+	"github.com/appaccess/appaccess/accessapi/access"
+	"github.com/appaccess/appaccess/accessapi/clientapi"
+)
+
+func init() {
+	caddy.RegisterModule(AuthHandler{})
+}
+
+// AuthHandler guards the routes after it: a request passes only with valid
+// application credentials and a signed-in user (Bearer token, license-code
+// header or username and password headers, plus a hardware id when the
+// application requires one) with an active membership, checked exactly as
+// GET /app_context checks them. The user's identity goes on in placeholders
+// and request headers; the credentials it consumed do not.
+type AuthHandler struct {
+	// RequireActiveMembership refuses users whose membership is inactive
+	// (403 membership_inactive). Default: true.
+	RequireActiveMembership *bool `json:"require_active_membership,omitempty"`
+
+	// AllowAnonymous is "off" (default: a user is always required) or
+	// "app" (follow the application's anonymous_access setting; an
+	// anonymous request passes without identity headers).
+	AllowAnonymous string `json:"allow_anonymous,omitempty"`
+
+	// Apps lists the application IDs whose users may pass. Default: any.
+	Apps []string `json:"apps,omitempty"`
+
+	// Headers names the identity headers sent upstream. An empty name
+	// keeps the default; "-" disables that header. Client-supplied headers
+	// of these names are always removed first.
+	Headers IdentityHeaders `json:"headers,omitempty"`
+
+	app    *App
+	logger *zap.Logger
+}
+
+// IdentityHeaders are the names of the request headers that carry the
+// authenticated user to the upstream.
+type IdentityHeaders struct {
+	// UserID default: X-App-Access-User-Id.
+	UserID string `json:"user_id,omitempty"`
+	// Username default: X-App-Access-Username.
+	Username string `json:"username,omitempty"`
+	// AppID default: X-App-Access-App-Id.
+	AppID string `json:"app_id,omitempty"`
+	// MembershipExpiresAt default: X-App-Access-Membership-Expires-At
+	// ("lifetime" for lifetime access, empty when there is no expiry).
+	MembershipExpiresAt string `json:"membership_expires_at,omitempty"`
+}
+
+// CaddyModule returns the Caddy module information.
+func (AuthHandler) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{ID: "http.handlers.app_access_auth", New: func() caddy.Module { return new(AuthHandler) }}
+}
+
+// Provision applies defaults and finds the app_access app.
+func (h *AuthHandler) Provision(ctx caddy.Context) error {
+	h.logger = ctx.Logger()
+	if h.RequireActiveMembership == nil {
+		on := true
+		h.RequireActiveMembership = &on
+	}
+	if h.AllowAnonymous == "" {
+		h.AllowAnonymous = "off"
+	}
+	defaults := []struct {
+		name *string
+		def  string
+	}{
+		{&h.Headers.UserID, "X-App-Access-User-Id"},
+		{&h.Headers.Username, "X-App-Access-Username"},
+		{&h.Headers.AppID, "X-App-Access-App-Id"},
+		{&h.Headers.MembershipExpiresAt, "X-App-Access-Membership-Expires-At"},
+	}
+	for _, d := range defaults {
+		if *d.name == "" {
+			*d.name = d.def
+		}
+	}
+	app, err := appFrom(ctx)
+	h.app = app
+	return err
+}
+
+// Validate checks the options.
+func (h *AuthHandler) Validate() error {
+	if h.AllowAnonymous != "off" && h.AllowAnonymous != "app" {
+		return fmt.Errorf("allow_anonymous: must be off or app, not %q", h.AllowAnonymous)
+	}
+	return nil
+}
+
+func (h *AuthHandler) identityHeaders() []string {
+	var names []string
+	for _, n := range []string{h.Headers.UserID, h.Headers.Username, h.Headers.AppID, h.Headers.MembershipExpiresAt} {
+		if n != "-" {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// ServeHTTP implements caddyhttp.MiddlewareHandler.
+func (h *AuthHandler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	// Nothing the client sent under our identity headers may go on.
+	for _, name := range h.identityHeaders() {
+		r.Header.Del(name)
+	}
+	live, err := h.app.serving()
+	if err != nil {
+		w.Header().Set("Retry-After", "1")
+		clientapi.WriteProblem(w, h.logger, err)
+		return nil
+	}
+	auth := clientapi.Authenticator{Service: live.svc}
+	app, user, err := auth.User(r, *h.RequireActiveMembership)
+	if err == nil && len(h.Apps) > 0 && !slices.Contains(h.Apps, app.ID) {
+		err = access.Refusal(access.CodeInvalidApplication, "This application may not use this service.")
+	}
+	if err == nil && user == nil && h.AllowAnonymous != "app" {
+		err = access.Refusal(access.CodeAuthenticationRequired, "Only logged in users are allowed to access")
+	}
+	if err != nil {
+		clientapi.WriteProblem(w, h.logger, err)
+		return nil
+	}
+
+	// The upstream never sees a secret or a user's credentials.
+	if clientapi.BearerToken(r) != "" {
+		r.Header.Del("Authorization")
+	}
+	for _, name := range []string{clientapi.HeaderAPISecret, clientapi.HeaderPassword, clientapi.HeaderLicenseCode} {
+		r.Header.Del(name)
+	}
+	if user != nil {
+		h.setIdentity(r, app, user, live.svc)
+	}
+	return next.ServeHTTP(w, r)
+}
+
+func (h *AuthHandler) setIdentity(r *http.Request, app *access.App, u *access.UserView, svc *access.Service) {
+	expires := ""
+	switch {
+	case u.Membership.IsLifetime:
+		expires = "lifetime"
+	case u.Membership.ExpiresAt != nil:
+		expires = clientapi.RFC3339(*u.Membership.ExpiresAt)
+	}
+	repl := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
+	repl.Set("http.auth.user.id", u.ID)
+	repl.Set("http.auth.user.username", u.Username)
+	repl.Set("http.auth.user.app_id", app.ID)
+	repl.Set("http.auth.user.membership_active", u.Membership.IsActive(svc.Now()))
+	repl.Set("http.auth.user.membership_expires_at", expires)
+	for _, hv := range [][2]string{
+		{h.Headers.UserID, u.ID}, {h.Headers.Username, u.Username},
+		{h.Headers.AppID, app.ID}, {h.Headers.MembershipExpiresAt, expires},
+	} {
+		if hv[0] != "-" {
+			r.Header.Set(hv[0], hv[1])
+		}
+	}
+}
+
+// Interface guards.
+var (
+	_ caddy.Provisioner           = (*AuthHandler)(nil)
+	_ caddy.Validator             = (*AuthHandler)(nil)
+	_ caddyhttp.MiddlewareHandler = (*AuthHandler)(nil)
+)

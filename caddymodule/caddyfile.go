@@ -1,0 +1,174 @@
+package caddymodule
+
+import (
+	"strconv"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+)
+
+func init() {
+	httpcaddyfile.RegisterGlobalOption("app_access", parseGlobalOption)
+	httpcaddyfile.RegisterHandlerDirective("app_access_api", parseAPIDirective)
+	httpcaddyfile.RegisterHandlerDirective("app_access_auth", parseAuthDirective)
+	// The guard authenticates, like basic_auth and forward_auth, before
+	// anything that rewrites or answers the request.
+	httpcaddyfile.RegisterDirectiveOrder("app_access_auth", httpcaddyfile.After, "forward_auth")
+	httpcaddyfile.RegisterDirectiveOrder("app_access_api", httpcaddyfile.Before, "reverse_proxy")
+}
+
+// parseGlobalOption sets up the app_access app:
+//
+//	app_access {
+//		mongodb_uri              <uri>
+//		database                 <name>
+//		data_dir                 <path>
+//		file_key                 <base64 key>
+//		staleness                <duration>
+//		credential_cache_ttl     <duration>
+//		session_cleanup_interval <duration>
+//		hash_concurrency         <n>
+//	}
+func parseGlobalOption(d *caddyfile.Dispenser, _ any) (any, error) {
+	app := new(App)
+	if err := app.UnmarshalCaddyfile(d); err != nil {
+		return nil, err
+	}
+	return httpcaddyfile.App{Name: "app_access", Value: caddyconfig.JSON(app, nil)}, nil
+}
+
+// UnmarshalCaddyfile implements caddyfile.Unmarshaler.
+func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+	d.Next() // the option name
+	if d.NextArg() {
+		return d.ArgErr()
+	}
+	for d.NextBlock(0) {
+		key := d.Val()
+		var arg string
+		if !d.AllArgs(&arg) {
+			return d.ArgErr()
+		}
+		switch key {
+		case "mongodb_uri":
+			a.MongoDBURI = arg
+		case "database":
+			a.Database = arg
+		case "data_dir":
+			a.DataDir = arg
+		case "file_key":
+			a.FileKey = arg
+		case "staleness", "credential_cache_ttl", "session_cleanup_interval":
+			dur, err := caddy.ParseDuration(arg)
+			if err != nil {
+				return d.Errf("%s: %v", key, err)
+			}
+			*map[string]*caddy.Duration{"staleness": &a.Staleness, "credential_cache_ttl": &a.CredentialCacheTTL,
+				"session_cleanup_interval": &a.SessionCleanupInterval}[key] = caddy.Duration(dur)
+		case "hash_concurrency":
+			n, err := strconv.Atoi(arg)
+			if err != nil || n < 1 {
+				return d.Errf("hash_concurrency: must be a positive number")
+			}
+			a.HashConcurrency = n
+		default:
+			return d.Errf("unknown app_access option %q", key)
+		}
+	}
+	return nil
+}
+
+func parseAPIDirective(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
+	m := new(APIHandler)
+	return m, m.UnmarshalCaddyfile(h.Dispenser)
+}
+
+func parseAuthDirective(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
+	m := new(AuthHandler)
+	return m, m.UnmarshalCaddyfile(h.Dispenser)
+}
+
+// UnmarshalCaddyfile implements caddyfile.Unmarshaler. The directive takes
+// no arguments:
+//
+//	app_access_api
+func (h *APIHandler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+	d.Next()
+	if d.NextArg() || d.NextBlock(0) {
+		return d.Err("app_access_api takes no arguments or block")
+	}
+	return nil
+}
+
+// UnmarshalCaddyfile implements caddyfile.Unmarshaler:
+//
+//	app_access_auth {
+//		require_active_membership on|off
+//		allow_anonymous           off|app
+//		apps                      <app id>...
+//		header_user_id            <name>|-
+//		header_username           <name>|-
+//		header_app_id             <name>|-
+//		header_membership_expires_at <name>|-
+//	}
+func (h *AuthHandler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+	d.Next()
+	if d.NextArg() {
+		return d.ArgErr()
+	}
+	for d.NextBlock(0) {
+		key := d.Val()
+		if key == "apps" {
+			h.Apps = append(h.Apps, d.RemainingArgs()...)
+			if len(h.Apps) == 0 {
+				return d.ArgErr()
+			}
+			continue
+		}
+		var arg string
+		if !d.AllArgs(&arg) {
+			return d.ArgErr()
+		}
+		switch key {
+		case "require_active_membership":
+			on, err := parseOnOff(arg)
+			if err != nil {
+				return d.Errf("require_active_membership: %v", err)
+			}
+			h.RequireActiveMembership = &on
+		case "allow_anonymous":
+			h.AllowAnonymous = arg
+		case "header_user_id":
+			h.Headers.UserID = arg
+		case "header_username":
+			h.Headers.Username = arg
+		case "header_app_id":
+			h.Headers.AppID = arg
+		case "header_membership_expires_at":
+			h.Headers.MembershipExpiresAt = arg
+		default:
+			return d.Errf("unknown app_access_auth option %q", key)
+		}
+	}
+	return nil
+}
+
+func parseOnOff(s string) (bool, error) {
+	switch s {
+	case "on", "true":
+		return true, nil
+	case "off", "false":
+		return false, nil
+	}
+	return false, strconv.ErrSyntax
+}
+
+// Interface guards.
+var (
+	_ caddyfile.Unmarshaler = (*App)(nil)
+	_ caddyfile.Unmarshaler = (*APIHandler)(nil)
+	_ caddyfile.Unmarshaler = (*AuthHandler)(nil)
+)
