@@ -142,4 +142,3 @@ func (s *Store) DeleteFile(ctx context.Context, fileID string) error {
 	}
 	return nil
 }
-
