@@ -73,6 +73,13 @@ var unsafeName = regexp.MustCompile(`[^a-zA-Z0-9_]+`)
 // test ends.
 func Database(tb testing.TB) *mongo.Database {
 	tb.Helper()
+	return shared.client.Database(DatabaseName(tb))
+}
+
+// DatabaseName returns the name of a new, empty database for this test on
+// the server at URI, dropped when the test ends.
+func DatabaseName(tb testing.TB) string {
+	tb.Helper()
 	URI(tb)
 	name := unsafeName.ReplaceAllString(tb.Name(), "_")
 	if len(name) > 40 {
@@ -80,13 +87,13 @@ func Database(tb testing.TB) *mongo.Database {
 	}
 	suffix := make([]byte, 4)
 	_, _ = rand.Read(suffix)
-	db := shared.client.Database(fmt.Sprintf("t_%s_%s", name, hex.EncodeToString(suffix)))
+	name = fmt.Sprintf("t_%s_%s", name, hex.EncodeToString(suffix))
 	tb.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		_ = db.Drop(ctx)
+		_ = shared.client.Database(name).Drop(ctx)
 	})
-	return db
+	return name
 }
 
 // Main runs the tests of a package and then stops the embedded store; call
