@@ -43,6 +43,7 @@ type AuthHandler struct {
 
 	app    *App
 	logger *zap.Logger
+	strip  []string
 }
 
 // IdentityHeaders are the names of the request headers that carry the
@@ -74,20 +75,12 @@ func (h *AuthHandler) Provision(ctx caddy.Context) error {
 	if h.AllowAnonymous == "" {
 		h.AllowAnonymous = "off"
 	}
-	defaults := []struct {
-		name *string
-		def  string
-	}{
-		{&h.Headers.UserID, "X-App-Access-User-Id"},
-		{&h.Headers.Username, "X-App-Access-Username"},
-		{&h.Headers.AppID, "X-App-Access-App-Id"},
-		{&h.Headers.MembershipExpiresAt, "X-App-Access-Membership-Expires-At"},
-	}
-	for _, d := range defaults {
-		if *d.name == "" {
-			*d.name = d.def
+	for i, name := range []*string{&h.Headers.UserID, &h.Headers.Username, &h.Headers.AppID, &h.Headers.MembershipExpiresAt} {
+		if *name == "" {
+			*name = defaultIdentityHeaders[i]
 		}
 	}
+	h.strip = h.identityHeaders()
 	app, err := appFrom(ctx)
 	h.app = app
 	return err
@@ -101,8 +94,16 @@ func (h *AuthHandler) Validate() error {
 	return nil
 }
 
+// defaultIdentityHeaders are the default names of the identity headers, in
+// the order of IdentityHeaders' fields.
+var defaultIdentityHeaders = [...]string{
+	"X-App-Access-User-Id", "X-App-Access-Username", "X-App-Access-App-Id", "X-App-Access-Membership-Expires-At",
+}
+
+// identityHeaders lists every header name a client must not set: the
+// configured names and, in case an upstream still trusts them, the defaults.
 func (h *AuthHandler) identityHeaders() []string {
-	var names []string
+	names := append([]string(nil), defaultIdentityHeaders[:]...)
 	for _, n := range []string{h.Headers.UserID, h.Headers.Username, h.Headers.AppID, h.Headers.MembershipExpiresAt} {
 		if n != "-" {
 			names = append(names, n)
@@ -114,7 +115,7 @@ func (h *AuthHandler) identityHeaders() []string {
 // ServeHTTP implements caddyhttp.MiddlewareHandler.
 func (h *AuthHandler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	// Nothing the client sent under our identity headers may go on.
-	for _, name := range h.identityHeaders() {
+	for _, name := range h.strip {
 		r.Header.Del(name)
 	}
 	live, err := h.app.serving()

@@ -1,6 +1,7 @@
 package adminapi
 
 import (
+	"strings"
 	"time"
 
 	"github.com/appaccess/appaccess/accessapi/access"
@@ -23,7 +24,20 @@ type appJSON struct {
 func appView(a *access.App, secret string) appJSON {
 	return appJSON{ID: a.ID, Name: a.Name, APIKey: a.APIKey, APISecret: secret, DeviceAuth: a.DeviceAuth,
 		AnonymousAccess: a.AnonymousAccess, MaxDevices: a.MaxDevices, MinPasswordLength: a.MinPasswordLength,
-		SessionTTL: a.SessionTTL.String(), CreatedAt: clientapi.RFC3339(a.CreatedAt)}
+		SessionTTL: shortDuration(a.SessionTTL), CreatedAt: clientapi.RFC3339(a.CreatedAt)}
+}
+
+// shortDuration formats d as time.ParseDuration reads it, without zero
+// units: 24h, 1h30m, 90s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = s[:len(s)-2]
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = s[:len(s)-2]
+	}
+	return s
 }
 
 type licenseJSON struct {

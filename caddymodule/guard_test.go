@@ -1,0 +1,131 @@
+package caddymodule
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// echoUpstream answers with the request headers it got, and counts calls.
+func echoUpstream(t *testing.T) (*httptest.Server, *atomic.Int64) {
+	t.Helper()
+	var calls atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(r.Header)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &calls
+}
+
+func upstreamSaw(t *testing.T, r response) http.Header {
+	t.Helper()
+	var h http.Header
+	if err := json.Unmarshal(r.raw, &h); err != nil {
+		t.Fatalf("upstream answer %s: %v", r.raw, err)
+	}
+	return h
+}
+
+func TestGuard_PassesSignedInUsersWithTheirIdentity(t *testing.T) {
+	up, calls := echoUpstream(t)
+	startServer(t, up.URL, "")
+	a := createApp(t, map[string]any{"device_auth": true})
+	r := request(t, "POST", apiBase+"/sign_up", a.headers(), map[string]any{"username": "olga", "password": "password1", "hardware_id": "hw-1"})
+	expect(t, r, 201, "")
+	userID := r.str("id")
+	code := issueCode(t, a, map[string]any{"minutes": 60})
+	expect(t, request(t, "POST", apiBase+"/activate_license", a.headers(), map[string]any{"code": code, "username": "olga", "password": "password1"}), 201, "")
+	token := login(t, a, map[string]any{"username": "olga", "password": "password1"}, "hw-1").str("session_token")
+	lcode := issueCode(t, a, map[string]any{"grants_lifetime_access": true})
+	lr := request(t, "POST", apiBase+"/sign_up_with_license_code", a.headers(), map[string]any{"code": lcode, "hardware_id": "hw-2"})
+	expect(t, lr, 201, "")
+
+	spoofed := []string{"X-App-Access-User-Id", "spoof", "X-App-Access-Username", "spoof", "X-App-Access-App-Id", "spoof", "X-App-Access-Membership-Expires-At", "spoof"}
+	for _, tt := range []struct {
+		name     string
+		headers  map[string]string
+		userID   string
+		username string
+		expires  string
+	}{
+		{"bearer token", a.headers(append(spoofed, "Authorization", "Bearer "+token)...), userID, "olga", "Z"},
+		{"username and password", a.headers(append(spoofed, "x-api-username", "olga", "x-api-password", "password1", "x-hardware-id", "hw-1")...), userID, "olga", "Z"},
+		{"license code", a.headers(append(spoofed, "x-api-license-code", lcode, "x-hardware-id", "hw-2")...), lr.str("id"), lr.str("username"), "lifetime"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := request(t, "GET", guardBase+"/some/path", tt.headers, nil)
+			expect(t, r, 200, "")
+			h := upstreamSaw(t, r)
+			if h.Get("X-App-Access-User-Id") != tt.userID || h.Get("X-App-Access-Username") != tt.username || h.Get("X-App-Access-App-Id") != a.id {
+				t.Fatalf("identity headers %v", h)
+			}
+			if exp := h.Get("X-App-Access-Membership-Expires-At"); !strings.HasSuffix(exp, tt.expires) {
+				t.Fatalf("membership expiry header %q", exp)
+			}
+			if len(h.Values("X-App-Access-User-Id")) != 1 {
+				t.Fatalf("spoofed identity reached the upstream: %v", h.Values("X-App-Access-User-Id"))
+			}
+			for _, secret := range []string{"X-Api-Secret", "X-Api-Password", "X-Api-License-Code", "Authorization"} {
+				if h.Get(secret) != "" {
+					t.Fatalf("upstream saw %s", secret)
+				}
+			}
+		})
+	}
+	if calls.Load() != 3 {
+		t.Fatalf("upstream called %d times, want 3", calls.Load())
+	}
+}
+
+func TestGuard_RefusesWithoutCallingTheUpstream(t *testing.T) {
+	up, calls := echoUpstream(t)
+	startServer(t, up.URL, "")
+	a := createApp(t, map[string]any{"anonymous_access": true})
+	signUp(t, a, "pat", "password1")
+	bannedID := activeUser(t, a, "quinn", "password1")
+	expect(t, request(t, "POST", adminBase+"/apps/"+a.id+"/users/"+bannedID+"/ban", nil, nil), 204, "")
+	for _, tt := range []struct {
+		name    string
+		headers map[string]string
+		status  int
+		code    string
+	}{
+		{"no application", map[string]string{}, 401, "invalid_application"},
+		{"wrong secret", map[string]string{"x-api-key": a.key, "x-api-secret": "as_x"}, 401, "invalid_application"},
+		{"no user (guard does not follow anonymous access by default)", a.headers(), 401, "authentication_required"},
+		{"wrong password", a.headers("x-api-username", "pat", "x-api-password", "wrong-one"), 401, "invalid_credentials"},
+		{"bad token", a.headers("Authorization", "Bearer st_bad"), 401, "invalid_credentials"},
+		{"inactive membership", a.headers("x-api-username", "pat", "x-api-password", "password1"), 403, "membership_inactive"},
+		{"banned user", a.headers("x-api-username", "quinn", "x-api-password", "password1"), 403, "user_banned"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			expect(t, request(t, "GET", guardBase+"/", tt.headers, nil), tt.status, tt.code)
+		})
+	}
+	if n := calls.Load(); n != 0 {
+		t.Fatalf("upstream called %d times", n)
+	}
+}
+
+func TestGuard_OptionsRelaxMembershipAndAllowAnonymous(t *testing.T) {
+	up, _ := echoUpstream(t)
+	startServer(t, up.URL, "require_active_membership off\n\t\tallow_anonymous app\n\t\theader_user_id X-User")
+	a := createApp(t, map[string]any{"anonymous_access": true})
+	id := signUp(t, a, "rae", "password1")
+	r := request(t, "GET", guardBase+"/", a.headers("x-api-username", "rae", "x-api-password", "password1", "X-App-Access-User-Id", "spoof"), nil)
+	expect(t, r, 200, "")
+	h := upstreamSaw(t, r)
+	if h.Get("X-User") != id || h.Get("X-App-Access-User-Id") != "" {
+		t.Fatalf("headers %v", h)
+	}
+	r = request(t, "GET", guardBase+"/", a.headers("X-User", "spoof"), nil)
+	expect(t, r, 200, "")
+	if h := upstreamSaw(t, r); h.Get("X-User") != "" {
+		t.Fatalf("anonymous request carried identity %v", h)
+	}
+}
