@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Smoke test of the built binary with the top-level Caddyfile: start it on
 # free ports with a temporary data folder, wait for the admin health route,
-# create an application, stop it cleanly, start it again and check that the
-# application is still there. Needs only bash and curl.
+# drive `caddy app-access` and the client API (an application, codes as CSV,
+# a variable, a file, a license sign-up, a ban and an unban), stop it
+# cleanly, start it again and check that the data is still there.
+# Needs only bash and curl.
 set -euo pipefail
 
 bin=${1:?usage: smoke.sh path/to/caddy}
@@ -49,17 +51,52 @@ stop() {
 	wait "$pid"
 }
 
+field() { grep -o "\"$1\":\"[^\"]*\"" | head -1 | cut -d'"' -f4; }
+fail() { echo "smoke: $*" >&2; exit 1; }
+cli() { "$bin" app-access --address "localhost:$admin" "$@"; }
+
 start
-grep -q '"using the embedded store"' "$work/caddy.log" || { echo "log does not say which store is in use" >&2; exit 1; }
-created=$(curl -fsS -X POST "http://localhost:$admin/app_access/apps" -d '{"name":"smoke"}')
-app_id=$(printf '%s' "$created" | grep -o '"id":"[^"]*"' | head -1 | cut -d'"' -f4)
-key=$(printf '%s' "$created" | grep -o '"api_key":"[^"]*"' | cut -d'"' -f4)
-secret=$(printf '%s' "$created" | grep -o '"api_secret":"[^"]*"' | cut -d'"' -f4)
-status=$(curl -s -o /dev/null -w '%{http_code}' "http://localhost:$site/app_context" -H "x-api-key: $key" -H "x-api-secret: $secret")
-[ "$status" = 401 ] || { echo "app_context without a user answered $status, want 401" >&2; exit 1; }
+grep -q '"using the embedded store"' "$work/caddy.log" || fail "log does not say which store is in use"
+
+# The management command against the running server.
+created=$(cli apps create --name smoke --json)
+app_id=$(printf '%s' "$created" | field id)
+key=$(printf '%s' "$created" | field api_key)
+secret=$(printf '%s' "$created" | field api_secret)
+[ -n "$app_id" ] && [ -n "$secret" ] || fail "apps create printed $created"
+cli licenses create --app "$app_id" --count 2 --minutes 60 --note shop --csv >"$work/codes.csv"
+head -1 "$work/codes.csv" | grep -q '^code,minutes,lifetime,note$' || fail "CSV header: $(head -1 "$work/codes.csv")"
+[ "$(wc -l <"$work/codes.csv")" -eq 3 ] || fail "CSV has $(wc -l <"$work/codes.csv") lines, want 3"
+code=$(sed -n 2p "$work/codes.csv" | cut -d, -f1)
+cli vars set --app "$app_id" motd "hello there" | grep -q 'hello there' || fail "vars set"
+printf 'file contents' >"$work/notes.txt"
+cli files upload --app "$app_id" "$work/notes.txt" --mime-type text/plain | grep -q 'notes.txt' || fail "files upload"
+
+# A client signs a user up with a code and reads the context.
+api=(-H "x-api-key: $key" -H "x-api-secret: $secret")
+status=$(curl -s -o /dev/null -w '%{http_code}' "http://localhost:$site/app_context" "${api[@]}")
+[ "$status" = 401 ] || fail "app_context without a user answered $status, want 401"
+user_id=$(curl -fsS -X POST "http://localhost:$site/sign_up_with_license_code" "${api[@]}" -d "{\"code\":\"$code\"}" | field id)
+[ -n "$user_id" ] || fail "sign-up with a code failed"
+ctx=$(curl -fsS "http://localhost:$site/app_context" "${api[@]}" -H "x-api-license-code: $code")
+printf '%s' "$ctx" | grep -q '"value":"hello there"' || fail "app_context: $ctx"
+printf '%s' "$ctx" | grep -q '"name":"notes.txt"' || fail "app_context: $ctx"
+
+cli users ban --app "$app_id" "$user_id" --reason smoke >/dev/null
+status=$(curl -s -o /dev/null -w '%{http_code}' "http://localhost:$site/app_context" "${api[@]}" -H "x-api-license-code: $code")
+[ "$status" = 403 ] || fail "a banned user's app_context answered $status, want 403"
+cli users unban --app "$app_id" "$user_id" >/dev/null
+status=$(curl -s -o /dev/null -w '%{http_code}' "http://localhost:$site/app_context" "${api[@]}" -H "x-api-license-code: $code")
+[ "$status" = 200 ] || fail "an unbanned user's app_context answered $status, want 200"
+if cli users show --app "$app_id" 00000000-0000-0000-0000-000000000000 >/dev/null 2>"$work/err"; then
+	fail "showing an unknown user succeeded"
+fi
+grep -q 'The user does not exist.' "$work/err" || fail "error output: $(cat "$work/err")"
 stop
 
 start
-curl -fsS "http://localhost:$admin/app_access/apps/$app_id" | grep -q '"name":"smoke"' || { echo "application lost across restart" >&2; exit 1; }
+cli apps show "$app_id" | grep -q 'smoke' || fail "application lost across restart"
+status=$(curl -s -o /dev/null -w '%{http_code}' "http://localhost:$site/app_context" "${api[@]}" -H "x-api-license-code: $code")
+[ "$status" = 200 ] || fail "the user's app_context answered $status after a restart, want 200"
 stop
 echo "smoke: 1 passed, 0 failed"
