@@ -1,0 +1,337 @@
+// Command bench is App Access's load benchmark. It builds ./cmd/caddy,
+// starts it on the embedded store with a seeded data set, drives each path
+// with a closed-loop load generator for a fixed time, and prints one table
+// with each path's ratio to a baseline measured in the same run on the same
+// server: a `respond` route with a body of the same size (client API paths)
+// and a plain `reverse_proxy` to the same upstream (the guard).
+//
+//	go run ./bench                 # the full run documented in docs/performance.md
+//	go run ./bench -smoke          # a few seconds per path, small data, no targets (CI)
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/crypto/argon2"
+)
+
+type options struct {
+	duration    time.Duration
+	conns       int
+	users       int
+	licenses    int
+	smoke, keep bool
+}
+
+func main() {
+	var o options
+	flag.DurationVar(&o.duration, "duration", 10*time.Second, "how long each path is driven")
+	flag.IntVar(&o.conns, "connections", 64, "concurrent connections of the load generator")
+	flag.IntVar(&o.users, "users", 100_000, "users (each with a session) in the large data set")
+	flag.IntVar(&o.licenses, "licenses", 1_000_000, "licenses in the large data set")
+	flag.BoolVar(&o.smoke, "smoke", false, "short run on small data, without targets (for CI)")
+	flag.BoolVar(&o.keep, "keep", false, "keep the temporary folder (server log, data)")
+	flag.Parse()
+	if o.smoke {
+		o.duration, o.users, o.licenses = 2*time.Second, 50, 1000
+	}
+	if err := run(o); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+// ports of the server under test.
+type ports struct{ admin, api, upstream, proxy, guard int }
+
+func freePort() int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func caddyfile(dir string, p ports, respondBytes int) string {
+	return fmt.Sprintf(`{
+	admin localhost:%d
+	auto_https off
+	app_access {
+		data_dir %s
+	}
+}
+
+:%d {
+	handle /bench/respond {
+		respond "%s" 200
+	}
+	app_access_api
+}
+
+:%d {
+	respond "upstream ok" 200
+}
+
+:%d {
+	reverse_proxy localhost:%d
+}
+
+:%d {
+	app_access_auth
+	reverse_proxy localhost:%d
+}
+`, p.admin, filepath.Join(dir, "data"), p.api, strings.Repeat("x", respondBytes), p.upstream, p.proxy, p.upstream, p.guard, p.upstream)
+}
+
+// row is one line of the table.
+type row struct {
+	path     string
+	res      result
+	baseline float64
+	target   string
+	minRatio float64
+	note     string
+}
+
+func run(o options) error {
+	root, err := repoRoot()
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "app-access-bench-")
+	if err != nil {
+		return err
+	}
+	if !o.keep {
+		defer os.RemoveAll(dir)
+	} else {
+		fmt.Println("working folder:", dir)
+	}
+	bin := filepath.Join(dir, "caddy")
+	fmt.Println("building ./cmd/caddy ...")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/caddy")
+	build.Dir, build.Stdout, build.Stderr = root, os.Stdout, os.Stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("building: %w", err)
+	}
+
+	p := ports{freePort(), freePort(), freePort(), freePort(), freePort()}
+	cfgPath := filepath.Join(dir, "Caddyfile")
+	if err := os.WriteFile(cfgPath, []byte(caddyfile(dir, p, 10)), 0o600); err != nil {
+		return err
+	}
+	srv := exec.Command(bin, "run", "--config", cfgPath)
+	logf, err := os.Create(filepath.Join(dir, "caddy.log"))
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	srv.Stdout, srv.Stderr = logf, logf
+	srv.Env = append(os.Environ(), "HOME="+dir, "XDG_CONFIG_HOME="+dir, "XDG_DATA_HOME="+dir)
+	if err := srv.Start(); err != nil {
+		return err
+	}
+	defer func() { _ = srv.Process.Kill(); _, _ = srv.Process.Wait() }()
+	c := &client{admin: fmt.Sprintf("http://localhost:%d/app_access", p.admin), api: fmt.Sprintf("http://localhost:%d", p.api)}
+	if err := c.waitHealthy(30 * time.Second); err != nil {
+		return err
+	}
+
+	fmt.Println("seeding the base data set ...")
+	seed, err := c.seedBase(o)
+	if err != nil {
+		return err
+	}
+	// Reload with a respond body as large as the app_context answer.
+	ctxBytes := c.appContextSize(seed)
+	if err := c.load(p.admin, caddyfile(dir, p, ctxBytes)); err != nil {
+		return err
+	}
+	if err := c.waitHealthy(30 * time.Second); err != nil {
+		return err
+	}
+
+	api := func(path string) string { return c.api + path }
+	get := func(url string, h map[string]string) newRequest {
+		return func(int64) *http.Request {
+			req, _ := http.NewRequest("GET", url, nil)
+			for k, v := range h {
+				req.Header.Set(k, v)
+			}
+			return req
+		}
+	}
+	appH := func(a appCreds, kv ...string) map[string]string {
+		h := map[string]string{"x-api-key": a.Key, "x-api-secret": a.Secret}
+		for i := 0; i+1 < len(kv); i += 2 {
+			h[kv[i]] = kv[i+1]
+		}
+		return h
+	}
+	drive := func(name string, build newRequest, want int) result {
+		closedLoop(min(o.conns, 16), time.Second/4, build, wantStatus(want)) // warm caches and connections
+		r := closedLoop(o.conns, o.duration, build, wantStatus(want))
+		fmt.Printf("  %-52s %9.0f req/s  p50 %-9v p99 %-9v errors %d\n", name, r.rate(), r.p50.Round(time.Microsecond), r.p99.Round(time.Microsecond), r.errors)
+		return r
+	}
+
+	fmt.Printf("driving each path for %v with %d connections (app_context body %d bytes) ...\n", o.duration, o.conns, ctxBytes)
+	respond := drive("baseline: respond", get(api("/bench/respond"), nil), 200)
+	token := drive("app_context, Bearer token", get(api("/app_context"), appH(seed.app, "Authorization", "Bearer "+seed.token)), 200)
+	legacy := drive("app_context, username/password headers", get(api("/app_context"), appH(seed.app, "x-api-username", seed.username, "x-api-password", seed.password)), 200)
+	license := drive("app_context, license-code header", get(api("/app_context"), appH(seed.app, "x-api-license-code", seed.code)), 200)
+	anon := drive("app_context, anonymous", get(api("/app_context"), appH(seed.anonApp)), 200)
+	proxy := drive("baseline: reverse_proxy", get(fmt.Sprintf("http://localhost:%d/", p.proxy), nil), 200)
+	guard := drive("guard (app_access_auth) to the same upstream", get(fmt.Sprintf("http://localhost:%d/", p.guard), appH(seed.app, "Authorization", "Bearer "+seed.token)), 200)
+
+	hashRate := argon2Rate(o.duration)
+	fmt.Printf("  %-52s %9.1f hashes/s\n", "baseline: raw argon2id (19 MiB, t=2, p=1)", hashRate)
+	// A login whose password must be verified: a verified pair is
+	// remembered (credential_cache_ttl), so repeating one correct login
+	// would not hash. A wrong password always costs exactly one argon2id
+	// verification, as a first login does.
+	loginBody := fmt.Sprintf(`{"credentials":{"username":%q,"password":"not the password"}}`, seed.username)
+	login := drive("POST /auth/login, password verified (argon2id)", func(int64) *http.Request {
+		req, _ := http.NewRequest("POST", api("/auth/login"), strings.NewReader(loginBody))
+		for k, v := range appH(seed.app) {
+			req.Header.Set(k, v)
+		}
+		return req
+	}, 401)
+	var codeIndex atomic.Int64 // shared by the warm-up and the run: each code is used once
+	signup := drive("POST /sign_up_with_license_code", func(int64) *http.Request {
+		code := "unavailable"
+		if i := int(codeIndex.Add(1)); i <= len(seed.signupCodes) {
+			code = seed.signupCodes[i-1]
+		}
+		req, _ := http.NewRequest("POST", api("/sign_up_with_license_code"), strings.NewReader(`{"code":"`+code+`"}`))
+		for k, v := range appH(seed.app) {
+			req.Header.Set(k, v)
+		}
+		return req
+	}, 201)
+
+	half := openLoop(token.rate()/2, o.conns, o.duration, get(api("/app_context"), appH(seed.app, "Authorization", "Bearer "+seed.token)), 200)
+	fmt.Printf("  %-52s %9.0f req/s  p50 %-9v p99 %-9v errors %d\n", "app_context, Bearer token, at half its peak rate", half.rate(), half.p50.Round(time.Microsecond), half.p99.Round(time.Microsecond), half.errors)
+
+	fmt.Printf("seeding the large data set: %d users with a session each, %d licenses ...\n", o.users, o.licenses)
+	t0 := time.Now()
+	if err := c.seedLarge(seed, o); err != nil {
+		return err
+	}
+	fmt.Printf("  seeded in %v\n", time.Since(t0).Round(time.Second))
+	large := drive("app_context, Bearer token, large data set", get(api("/app_context"), appH(seed.app, "Authorization", "Bearer "+seed.token)), 200)
+	rss := peakRSS(srv.Process.Pid)
+
+	rows := []row{
+		{path: "`GET /app_context`, Bearer token, warm", res: token, baseline: respond.rate(), target: "≥ 0.60 × respond", minRatio: 0.60},
+		{path: "`GET /app_context`, username/password headers, warm", res: legacy, baseline: respond.rate(), target: "≥ 0.50 × respond", minRatio: 0.50},
+		{path: "`GET /app_context`, license-code header, warm", res: license, baseline: respond.rate(), target: "≥ 0.50 × respond", minRatio: 0.50},
+		{path: "`GET /app_context`, anonymous", res: anon, baseline: respond.rate(), target: "≥ 0.70 × respond", minRatio: 0.70},
+		{path: "guarded request (`app_access_auth` → upstream)", res: guard, baseline: proxy.rate(), target: "≥ 0.70 × reverse_proxy", minRatio: 0.70},
+		{path: "`POST /auth/login`, password verified", res: login, baseline: hashRate, target: "≥ 0.85 × raw argon2id", minRatio: 0.85},
+		{path: "`POST /sign_up_with_license_code`", res: signup, target: "report (store-bound)"},
+		{path: "`GET /app_context`, Bearer, at half peak rate", res: half, target: "p99 ≤ 5 ms", note: fmt.Sprintf("p99 %v", half.p99.Round(10*time.Microsecond))},
+		{path: fmt.Sprintf("`GET /app_context`, Bearer, %d users/sessions, %d licenses", o.users, o.licenses), res: large, baseline: token.rate(), target: "≥ 0.83 × empty store (within 1.2×)", minRatio: 1 / 1.2, note: fmt.Sprintf("peak RSS %d MiB", rss>>20)},
+	}
+	printTable(os.Stdout, o, respond, proxy, rows)
+	if o.smoke {
+		for _, r := range rows {
+			if r.res.requests == 0 {
+				return fmt.Errorf("%s: no request completed", r.path)
+			}
+		}
+	}
+	return nil
+}
+
+func printTable(w io.Writer, o options, respond, proxy result, rows []row) {
+	fmt.Fprintf(w, "\n%d s per path, %d connections, GOMAXPROCS %d on %d CPUs; baselines: respond %.0f req/s, reverse_proxy %.0f req/s\n\n",
+		int(o.duration.Seconds()), o.conns, runtime.GOMAXPROCS(0), runtime.NumCPU(), respond.rate(), proxy.rate())
+	fmt.Fprintln(w, "| Path | req/s | p50 | p99 | errors | ratio | target | |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---|---|")
+	for _, r := range rows {
+		ratio, verdict := "", ""
+		if r.baseline > 0 {
+			x := r.res.rate() / r.baseline
+			ratio = fmt.Sprintf("%.2f", x)
+			if r.minRatio > 0 && !o.smoke {
+				verdict = map[bool]string{true: "met", false: "**missed**"}[x >= r.minRatio]
+			}
+		}
+		if strings.HasPrefix(r.target, "p99") && !o.smoke {
+			verdict = map[bool]string{true: "met", false: "**missed**"}[r.res.p99 <= 5*time.Millisecond]
+		}
+		if r.note != "" {
+			verdict = strings.TrimSpace(verdict + " " + r.note)
+		}
+		fmt.Fprintf(w, "| %s | %.0f | %v | %v | %d | %s | %s | %s |\n", r.path, r.res.rate(),
+			r.res.p50.Round(10*time.Microsecond), r.res.p99.Round(10*time.Microsecond), r.res.errors, ratio, r.target, verdict)
+	}
+}
+
+// argon2Rate measures raw argon2id hashes per second at the login's
+// parameters on all CPUs.
+func argon2Rate(d time.Duration) float64 {
+	var n atomic.Int64
+	var wg sync.WaitGroup
+	end := time.Now().Add(max(d/2, time.Second))
+	start := time.Now()
+	for range runtime.NumCPU() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			salt := make([]byte, 16)
+			for time.Now().Before(end) {
+				argon2.IDKey([]byte("benchmark password"), salt, 2, 19*1024, 1, 32)
+				n.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	return float64(n.Load()) / time.Since(start).Seconds()
+}
+
+// peakRSS reads a process's peak resident set size from /proc.
+func peakRSS(pid int) int64 {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var kb int64
+		if _, err := fmt.Sscanf(sc.Text(), "VmHWM: %d kB", &kb); err == nil {
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+func repoRoot() (string, error) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("finding the module: %w", err)
+	}
+	mod := strings.TrimSpace(string(out))
+	if mod == "" || mod == os.DevNull {
+		return "", fmt.Errorf("run from inside the repository")
+	}
+	return filepath.Dir(mod), nil
+}
+

@@ -1,0 +1,218 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// client talks to the server under test to seed it.
+type client struct {
+	admin, api string
+}
+
+type appCreds struct {
+	ID     string `json:"id"`
+	Key    string `json:"api_key"`
+	Secret string `json:"api_secret"`
+}
+
+// seeded is the base data set the paths use.
+type seeded struct {
+	app, anonApp       appCreds
+	username, password string
+	token, code        string
+	signupCodes        []string
+}
+
+func (c *client) do(method, url string, headers map[string]string, body any, want int, out any) error {
+	var rdr io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rdr = strings.NewReader(b)
+	default:
+		j, _ := json.Marshal(b)
+		rdr = bytes.NewReader(j)
+	}
+	req, err := http.NewRequest(method, url, rdr)
+	if err != nil {
+		return err
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	if res.StatusCode != want {
+		return fmt.Errorf("%s %s: %d %s", method, url, res.StatusCode, raw)
+	}
+	if out != nil {
+		return json.Unmarshal(raw, out)
+	}
+	return nil
+}
+
+func (c *client) waitHealthy(limit time.Duration) error {
+	end := time.Now().Add(limit)
+	for time.Now().Before(end) {
+		if c.do("GET", c.admin+"/health", nil, nil, 200, nil) == nil {
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return fmt.Errorf("the server did not become healthy in %v", limit)
+}
+
+// load replaces the running config (a reload).
+func (c *client) load(adminPort int, caddyfile string) error {
+	req, _ := http.NewRequest("POST", fmt.Sprintf("http://localhost:%d/load", adminPort), strings.NewReader(caddyfile))
+	req.Header.Set("Content-Type", "text/caddyfile")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	if res.StatusCode != 200 {
+		raw, _ := io.ReadAll(res.Body)
+		return fmt.Errorf("reloading: %d %s", res.StatusCode, raw)
+	}
+	return nil
+}
+
+func (c *client) headers(a appCreds) map[string]string {
+	return map[string]string{"x-api-key": a.Key, "x-api-secret": a.Secret}
+}
+
+func (c *client) issue(a appCreds, count int, body map[string]any) ([]string, error) {
+	var codes []string
+	for count > 0 {
+		n := min(count, 10000)
+		body["count"] = n
+		var out struct {
+			Licenses []struct {
+				Code string `json:"code"`
+			} `json:"licenses"`
+		}
+		if err := c.do("POST", c.admin+"/apps/"+a.ID+"/licenses", nil, body, 201, &out); err != nil {
+			return nil, err
+		}
+		for _, l := range out.Licenses {
+			codes = append(codes, l.Code)
+		}
+		count -= n
+	}
+	return codes, nil
+}
+
+func (c *client) seedBase(o options) (*seeded, error) {
+	s := &seeded{username: "bench-user", password: "bench password 1"}
+	for _, a := range []struct {
+		dst  *appCreds
+		body map[string]any
+	}{{&s.app, map[string]any{"name": "bench"}}, {&s.anonApp, map[string]any{"name": "bench anonymous", "anonymous_access": true}}} {
+		if err := c.do("POST", c.admin+"/apps", nil, a.body, 201, a.dst); err != nil {
+			return nil, err
+		}
+	}
+	for _, a := range []appCreds{s.app, s.anonApp} {
+		if err := c.do("PUT", c.admin+"/apps/"+a.ID+"/variables/version", nil, map[string]any{"value": "1.4.2"}, 200, nil); err != nil {
+			return nil, err
+		}
+	}
+	codes, err := c.issue(s.app, 2, map[string]any{"grants_lifetime_access": true})
+	if err != nil {
+		return nil, err
+	}
+	h := c.headers(s.app)
+	if err := c.do("POST", c.api+"/sign_up", h, map[string]any{"username": s.username, "password": s.password}, 201, nil); err != nil {
+		return nil, err
+	}
+	if err := c.do("POST", c.api+"/activate_license", h, map[string]any{"code": codes[0], "username": s.username, "password": s.password}, 201, nil); err != nil {
+		return nil, err
+	}
+	var sess struct {
+		Token string `json:"session_token"`
+	}
+	if err := c.do("POST", c.api+"/auth/login", h, map[string]any{"credentials": map[string]any{"username": s.username, "password": s.password}}, 200, &sess); err != nil {
+		return nil, err
+	}
+	s.token, s.code = sess.Token, codes[1]
+	if err := c.do("POST", c.api+"/sign_up_with_license_code", h, map[string]any{"code": s.code}, 201, nil); err != nil {
+		return nil, err
+	}
+	// Enough single-use codes for the license sign-up path at any rate this
+	// store can reach.
+	s.signupCodes, err = c.issue(s.app, max(1000, int(o.duration.Seconds())*800), map[string]any{"minutes": 60})
+	return s, err
+}
+
+// appContextSize is the size of the token path's app_context answer.
+func (c *client) appContextSize(s *seeded) int {
+	req, _ := http.NewRequest("GET", c.api+"/app_context", nil)
+	for k, v := range c.headers(s.app) {
+		req.Header.Set(k, v)
+	}
+	req.Header.Set("Authorization", "Bearer "+s.token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 300
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	return len(raw)
+}
+
+// seedLarge adds users (each signed up with a code and logged in, so each
+// has a session) and unused licenses, through the public interfaces.
+func (c *client) seedLarge(s *seeded, o options) error {
+	codes, err := c.issue(s.app, o.users, map[string]any{"minutes": 600})
+	if err != nil {
+		return err
+	}
+	if _, err := c.issue(s.app, max(0, o.licenses-o.users), map[string]any{"minutes": 60}); err != nil {
+		return err
+	}
+	h := c.headers(s.app)
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+		next  = make(chan string)
+	)
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for code := range next {
+				err := c.do("POST", c.api+"/sign_up_with_license_code", h, map[string]any{"code": code}, 201, nil)
+				if err == nil {
+					err = c.do("POST", c.api+"/auth/login", h, map[string]any{"credentials": map[string]any{"code": code}}, 200, nil)
+				}
+				if err != nil {
+					mu.Lock()
+					first = err
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for i, code := range codes {
+		next <- code
+		if (i+1)%10000 == 0 {
+			fmt.Printf("  %d users\n", i+1)
+		}
+	}
+	close(next)
+	wg.Wait()
+	return first
+}
