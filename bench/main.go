@@ -334,4 +334,3 @@ func repoRoot() (string, error) {
 	}
 	return filepath.Dir(mod), nil
 }
-
