@@ -34,6 +34,7 @@ type options struct {
 	users       int
 	licenses    int
 	smoke, keep bool
+	profile     string
 }
 
 func main() {
@@ -44,6 +45,7 @@ func main() {
 	flag.IntVar(&o.licenses, "licenses", 1_000_000, "licenses in the large data set")
 	flag.BoolVar(&o.smoke, "smoke", false, "short run on small data, without targets (for CI)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary folder (server log, data)")
+	flag.StringVar(&o.profile, "profile", "", "write the server's CPU profile during the token path to this file")
 	flag.Parse()
 	if o.smoke {
 		o.duration, o.users, o.licenses = 2*time.Second, 50, 1000
@@ -191,7 +193,18 @@ func run(o options) error {
 
 	fmt.Printf("driving each path for %v with %d connections (app_context body %d bytes) ...\n", o.duration, o.conns, ctxBytes)
 	respond := drive("baseline: respond", get(api("/bench/respond"), nil), 200)
+	var profiled sync.WaitGroup
+	if o.profile != "" {
+		profiled.Add(1)
+		go func() {
+			defer profiled.Done()
+			if err := c.cpuProfile(p.admin, o.duration-time.Second, o.profile); err != nil {
+				fmt.Fprintln(os.Stderr, "profile:", err)
+			}
+		}()
+	}
 	token := drive("app_context, Bearer token", get(api("/app_context"), appH(seed.app, "Authorization", "Bearer "+seed.token)), 200)
+	profiled.Wait()
 	legacy := drive("app_context, username/password headers", get(api("/app_context"), appH(seed.app, "x-api-username", seed.username, "x-api-password", seed.password)), 200)
 	license := drive("app_context, license-code header", get(api("/app_context"), appH(seed.app, "x-api-license-code", seed.code)), 200)
 	anon := drive("app_context, anonymous", get(api("/app_context"), appH(seed.anonApp)), 200)

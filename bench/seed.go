@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -215,4 +216,23 @@ func (c *client) seedLarge(s *seeded, o options) error {
 	close(next)
 	wg.Wait()
 	return first
+}
+
+// cpuProfile saves the server's CPU profile over d (Caddy's admin endpoint
+// serves net/http/pprof).
+func (c *client) cpuProfile(adminPort int, d time.Duration, path string) error {
+	secs := max(1, int(d.Seconds()))
+	res, err := http.Get(fmt.Sprintf("http://localhost:%d/debug/pprof/profile?seconds=%d", adminPort, secs))
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	if res.StatusCode != 200 {
+		return fmt.Errorf("pprof answered %d", res.StatusCode)
+	}
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, raw, 0o644)
 }

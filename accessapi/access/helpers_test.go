@@ -19,7 +19,7 @@ type fixture struct {
 	app   *access.App
 }
 
-func newFixture(t *testing.T, settings access.AppSettings) *fixture {
+func newFixture(t testing.TB, settings access.AppSettings) *fixture {
 	t.Helper()
 	store := mongostore.New(storetest.Database(t))
 	if err := store.EnsureIndexes(context.Background()); err != nil {
@@ -41,7 +41,7 @@ func newService(store access.Store) *access.Service {
 	return access.NewService(store, access.Config{Argon2: cheapArgon2})
 }
 
-func (f *fixture) license(t *testing.T, g access.Grant) string {
+func (f *fixture) license(t testing.TB, g access.Grant) string {
 	t.Helper()
 	ls, err := f.svc.CreateLicenses(context.Background(), f.app.ID, access.LicenseRequest{Count: 1, Grant: g})
 	if err != nil {
