@@ -77,7 +77,7 @@ func BenchmarkMembershipOf_HundredEntries(b *testing.B) {
 	ledger := make([]access.Activation, 100)
 	for i := range ledger {
 		m := int64(60)
-		ledger[i] = access.Activation{ID: string(rune('a' + i%26)) + time.Duration(i).String(), OccurredAt: t0.Add(time.Duration(i) * time.Minute), Minutes: &m}
+		ledger[i] = access.Activation{ID: string(rune('a'+i%26)) + time.Duration(i).String(), OccurredAt: t0.Add(time.Duration(i) * time.Minute), Minutes: &m}
 	}
 	b.ReportAllocs()
 	for b.Loop() {
