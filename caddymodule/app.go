@@ -150,6 +150,11 @@ func (a *App) Start() error {
 	if err := store.EnsureIndexes(ctx); err != nil {
 		return fmt.Errorf("app_access: preparing database %q: %w", a.Database, err)
 	}
+	if conn.embedded != nil {
+		if err := conn.embedded.IndexIDLookups(ctx, a.Database); err != nil {
+			return fmt.Errorf("app_access: %w", err)
+		}
+	}
 	fileKey, err := a.loadFileKey()
 	if err != nil {
 		return fmt.Errorf("app_access: file_key: %w", err)

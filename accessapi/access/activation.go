@@ -44,17 +44,15 @@ func (s *Service) SignUpWithLicense(ctx context.Context, app *App, code, hardwar
 	if err := s.claim(ctx, use, lic.Grant); err != nil {
 		return nil, err
 	}
-	if err := s.completeUse(ctx, use, lic.Grant); err != nil {
+	if err := s.finishUse(ctx, use, lic.Grant); err != nil {
 		return nil, err
 	}
 	if err := s.checkDevice(ctx, app, userID, hardwareID); err != nil {
 		return nil, err
 	}
-	st, err := s.state(ctx, userID)
-	if err != nil {
-		return nil, err
-	}
-	return st.view(), nil
+	// The new user's ledger holds exactly this activation.
+	a := activationOf(use, lic.Grant)
+	return &UserView{ID: userID, AppID: app.ID, Username: use.Username, Membership: MembershipOf([]Activation{a})}, nil
 }
 
 // ActivateRequest activates a license for an existing user.
@@ -93,7 +91,7 @@ func (s *Service) ActivateLicense(ctx context.Context, app *App, req ActivateReq
 	if err := s.claim(ctx, use, lic.Grant); err != nil {
 		return nil, err
 	}
-	if err := s.completeUse(ctx, use, lic.Grant); err != nil {
+	if err := s.finishUse(ctx, use, lic.Grant); err != nil {
 		return nil, err
 	}
 	a := activationOf(use, lic.Grant)
@@ -130,7 +128,21 @@ func (s *Service) claim(ctx context.Context, use *LicenseUse, g Grant) error {
 	return errLicenseUsed
 }
 
-// completeUse makes sure every write that follows a license use happened.
+// finishUse does the writes that follow a license use this request has
+// just claimed: no earlier attempt can have made them, so nothing is read
+// first. (A repair racing it may write them too: the user's writes are
+// idempotent and a ledger entry written twice counts once.)
+func (s *Service) finishUse(ctx context.Context, use *LicenseUse, g Grant) error {
+	if use.SignUp {
+		if err := s.writeSignUpUser(ctx, use); err != nil {
+			return err
+		}
+	}
+	return s.appendActivation(ctx, use, g)
+}
+
+// completeUse makes sure every write that follows a license use happened,
+// for a use an earlier request may have left half done.
 func (s *Service) completeUse(ctx context.Context, use *LicenseUse, g Grant) error {
 	deleted, err := s.store.IsUserDeleted(ctx, use.UserID)
 	if err != nil {
@@ -140,11 +152,7 @@ func (s *Service) completeUse(ctx context.Context, use *LicenseUse, g Grant) err
 		return nil // nothing to finish for a user that was deleted on purpose
 	}
 	if use.SignUp {
-		u := &User{ID: use.UserID, AppID: use.AppID, Username: use.Username, CreatedAt: use.OccurredAt}
-		if err := s.store.InsertAccount(ctx, u); err != nil && !errors.Is(err, ErrDuplicate) {
-			return wrapStore(err, "creating account")
-		}
-		if err := s.ensureUser(ctx, u); err != nil {
+		if err := s.writeSignUpUser(ctx, use); err != nil {
 			return err
 		}
 	}
@@ -157,6 +165,20 @@ func (s *Service) completeUse(ctx context.Context, use *LicenseUse, g Grant) err
 			return nil
 		}
 	}
+	return s.appendActivation(ctx, use, g)
+}
+
+// writeSignUpUser writes the account and the user of a license sign-up;
+// both writes are idempotent.
+func (s *Service) writeSignUpUser(ctx context.Context, use *LicenseUse) error {
+	u := &User{ID: use.UserID, AppID: use.AppID, Username: use.Username, CreatedAt: use.OccurredAt}
+	if err := s.store.InsertAccount(ctx, u); err != nil && !errors.Is(err, ErrDuplicate) {
+		return wrapStore(err, "creating account")
+	}
+	return s.ensureUser(ctx, u)
+}
+
+func (s *Service) appendActivation(ctx context.Context, use *LicenseUse, g Grant) error {
 	a := activationOf(use, g)
 	if err := s.store.AppendActivation(ctx, &a); err != nil {
 		return wrapStore(err, "appending activation")

@@ -53,6 +53,14 @@ func (s *Store) Database() *mongo.Database { return s.db }
 // unique ones carry correctness; the others only speed up administrative
 // listings on MongoDB.
 func (s *Store) EnsureIndexes(ctx context.Context) error {
+	// Every collection exists from the start, so an engine-specific step
+	// that runs after this one (the embedded store's _id index) covers all.
+	for _, name := range []string{collApps, collAccounts, collUsers, collDeletedUsers, collBans, collLastLogins, collLedger,
+		collLicenses, collLicenseUses, collDevices, collSessions, collVariables, collFiles, bucketFiles + ".files", bucketFiles + ".chunks"} {
+		if err := s.db.CreateCollection(ctx, name); err != nil && !isNamespaceExists(err) {
+			return fmt.Errorf("creating collection %s: %w", name, err)
+		}
+	}
 	type index struct {
 		coll   string
 		keys   bson.D
@@ -120,6 +128,12 @@ func mapErr(err error) error {
 		return fmt.Errorf("%w: %v", access.ErrDuplicate, err)
 	}
 	return err
+}
+
+// isNamespaceExists reports a "collection already exists" error (code 48).
+func isNamespaceExists(err error) bool {
+	var ce mongo.CommandError
+	return errors.As(err, &ce) && ce.Code == 48
 }
 
 func isDuplicate(err error) bool { return errors.Is(err, access.ErrDuplicate) }
