@@ -238,8 +238,17 @@ func run(o options) error {
 		return req
 	}, 201)
 
-	half := openLoop(token.rate()/2, o.conns, o.duration, get(api("/app_context"), appH(seed.app, "Authorization", "Bearer "+seed.token)), 200)
-	fmt.Printf("  %-52s %9.0f req/s  p50 %-9v p99 %-9v errors %d\n", "app_context, Bearer token, at half its peak rate", half.rate(), half.p50.Round(time.Microsecond), half.p99.Round(time.Microsecond), half.errors)
+	// Open loop at half the token path's peak: the latency a client sees
+	// below saturation, next to respond's at the same rate on this machine.
+	halfRate := token.rate() / 2
+	halfRespond := openLoop(halfRate, o.conns, o.duration, get(api("/bench/respond"), nil), 200)
+	half := openLoop(halfRate, o.conns, o.duration, get(api("/app_context"), appH(seed.app, "Authorization", "Bearer "+seed.token)), 200)
+	for _, h := range []struct {
+		name string
+		r    result
+	}{{"baseline: respond at the same rate", halfRespond}, {"app_context, Bearer token, at half its peak rate", half}} {
+		fmt.Printf("  %-52s %9.0f req/s  p50 %-9v p99 %-9v dropped %d\n", h.name, h.r.rate(), h.r.p50.Round(time.Microsecond), h.r.p99.Round(time.Microsecond), h.r.errors)
+	}
 
 	fmt.Printf("seeding the large data set: %d users with a session each, %d licenses ...\n", o.users, o.licenses)
 	t0 := time.Now()
@@ -258,7 +267,8 @@ func run(o options) error {
 		{path: "guarded request (`app_access_auth` → upstream)", res: guard, baseline: proxy.rate(), target: "≥ 0.70 × reverse_proxy", minRatio: 0.70},
 		{path: "`POST /auth/login`, password verified", res: login, baseline: hashRate, target: "≥ 0.85 × raw argon2id", minRatio: 0.85},
 		{path: "`POST /sign_up_with_license_code`", res: signup, target: "report (store-bound)"},
-		{path: "`GET /app_context`, Bearer, at half peak rate", res: half, target: "p99 ≤ 5 ms", note: fmt.Sprintf("p99 %v", half.p99.Round(10*time.Microsecond))},
+		{path: "`GET /app_context`, Bearer, at half peak rate (open loop)", res: half, target: "p99 ≤ 5 ms",
+			note: fmt.Sprintf("respond at the same rate: p50 %v, p99 %v", halfRespond.p50.Round(10*time.Microsecond), halfRespond.p99.Round(10*time.Microsecond))},
 		{path: fmt.Sprintf("`GET /app_context`, Bearer, %d users/sessions, %d licenses", o.users, o.licenses), res: large, baseline: token.rate(), target: "≥ 0.83 × empty store (within 1.2×)", minRatio: 1 / 1.2, note: fmt.Sprintf("peak RSS %d MiB", rss>>20)},
 	}
 	printTable(os.Stdout, o, respond, proxy, rows)
