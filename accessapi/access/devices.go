@@ -20,7 +20,7 @@ func (s *Service) checkDevice(ctx context.Context, app *App, userID, hardwareID 
 		return errDeviceMismatch
 	}
 	key := userID + "\x00" + hardwareID
-	if ok, hit := s.devices.get(key); hit && ok {
+	if _, hit := s.devices.get(key); hit {
 		return nil
 	}
 	ok, err := s.registerDevice(ctx, app, userID, hardwareID)
@@ -30,7 +30,7 @@ func (s *Service) checkDevice(ctx context.Context, app *App, userID, hardwareID 
 	if !ok {
 		return errDeviceMismatch
 	}
-	s.devices.set(key, true)
+	s.devices.set(key, userID)
 	return nil
 }
 

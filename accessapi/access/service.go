@@ -43,7 +43,7 @@ type Service struct {
 	sessions *expiringCache[string, *Session]    // by token hash
 	creds    *expiringCache[string, credential]  // by credentialKey
 	uses     *expiringCache[string, *LicenseUse] // by license ID; a use never changes
-	devices  *expiringCache[string, bool]        // by user ID + hardware ID
+	devices  *expiringCache[string, string]      // user ID, by user ID + hardware ID
 	content  *expiringCache[string, *AppContent] // by app ID
 
 	credKey []byte
@@ -80,7 +80,7 @@ func NewService(store Store, cfg Config) *Service {
 		sessions:  newExpiringCache[string, *Session](st, n, now),
 		creds:     newExpiringCache[string, credential](cfg.CredentialCacheTTL, n, now),
 		uses:      newExpiringCache[string, *LicenseUse](time.Hour, n, now),
-		devices:   newExpiringCache[string, bool](st, n, now),
+		devices:   newExpiringCache[string, string](st, n, now),
 		content:   newExpiringCache[string, *AppContent](st, 4096, now),
 		credKey:   key,
 		fileKey:   cfg.FileKey,
@@ -162,7 +162,7 @@ func (s *Service) forgetUser(userID string) {
 	s.users.remove(userID)
 	s.creds.removeIf(func(c credential) bool { return c.userID == userID })
 	s.sessions.removeIf(func(x *Session) bool { return x.UserID == userID })
-	s.devices.removeIf(func(bool) bool { return true })
+	s.devices.removeIf(func(owner string) bool { return owner == userID })
 }
 
 // authorize applies the checks that follow authentication, in order:

@@ -4,6 +4,7 @@
 package adminapi
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strconv"
@@ -50,11 +51,11 @@ func NewHandler(service ServiceFunc, logger *zap.Logger) *Handler {
 		"DELETE /apps/{app}/licenses/{license}":    h.deleteLicense,
 		"GET /apps/{app}/users":                    h.listUsers,
 		"GET /apps/{app}/users/{user}":             h.showUser,
-		"DELETE /apps/{app}/users/{user}":          h.deleteUser,
+		"DELETE /apps/{app}/users/{user}":          userAction((*access.Service).DeleteUser),
 		"POST /apps/{app}/users/{user}/ban":        h.banUser,
-		"POST /apps/{app}/users/{user}/unban":      h.unbanUser,
-		"DELETE /apps/{app}/users/{user}/devices":  h.resetDevices,
-		"DELETE /apps/{app}/users/{user}/sessions": h.endSessions,
+		"POST /apps/{app}/users/{user}/unban":      userAction((*access.Service).UnbanUser),
+		"DELETE /apps/{app}/users/{user}/devices":  userAction((*access.Service).ResetDevices),
+		"DELETE /apps/{app}/users/{user}/sessions": userAction((*access.Service).EndSessions),
 		"POST /apps/{app}/users/{user}/grant":      h.grant,
 		"GET /apps/{app}/variables":                h.listVariables,
 		"PUT /apps/{app}/variables/{name}":         h.setVariable,
@@ -89,6 +90,16 @@ func (h *Handler) wrap(fn func(http.ResponseWriter, *http.Request, *access.Servi
 			clientapi.WriteProblem(w, h.logger, err)
 		}
 	})
+}
+
+// userAction is a route that acts on one user and answers 204.
+func userAction(act func(*access.Service, context.Context, string, string) error) func(http.ResponseWriter, *http.Request, *access.Service) error {
+	return func(w http.ResponseWriter, r *http.Request, svc *access.Service) error {
+		if err := act(svc, r.Context(), r.PathValue("app"), r.PathValue("user")); err != nil {
+			return err
+		}
+		return noContent(w)
+	}
 }
 
 func noContent(w http.ResponseWriter) error {
@@ -333,13 +344,6 @@ func (h *Handler) showUser(w http.ResponseWriter, r *http.Request, svc *access.S
 	return nil
 }
 
-func (h *Handler) deleteUser(w http.ResponseWriter, r *http.Request, svc *access.Service) error {
-	if err := svc.DeleteUser(r.Context(), r.PathValue("app"), r.PathValue("user")); err != nil {
-		return err
-	}
-	return noContent(w)
-}
-
 func (h *Handler) banUser(w http.ResponseWriter, r *http.Request, svc *access.Service) error {
 	var b struct {
 		Reason string `json:"reason"`
@@ -350,27 +354,6 @@ func (h *Handler) banUser(w http.ResponseWriter, r *http.Request, svc *access.Se
 		}
 	}
 	if err := svc.BanUser(r.Context(), r.PathValue("app"), r.PathValue("user"), b.Reason); err != nil {
-		return err
-	}
-	return noContent(w)
-}
-
-func (h *Handler) unbanUser(w http.ResponseWriter, r *http.Request, svc *access.Service) error {
-	if err := svc.UnbanUser(r.Context(), r.PathValue("app"), r.PathValue("user")); err != nil {
-		return err
-	}
-	return noContent(w)
-}
-
-func (h *Handler) resetDevices(w http.ResponseWriter, r *http.Request, svc *access.Service) error {
-	if err := svc.ResetDevices(r.Context(), r.PathValue("app"), r.PathValue("user")); err != nil {
-		return err
-	}
-	return noContent(w)
-}
-
-func (h *Handler) endSessions(w http.ResponseWriter, r *http.Request, svc *access.Service) error {
-	if err := svc.EndSessions(r.Context(), r.PathValue("app"), r.PathValue("user")); err != nil {
 		return err
 	}
 	return noContent(w)
@@ -400,9 +383,9 @@ func (h *Handler) listVariables(w http.ResponseWriter, r *http.Request, svc *acc
 	if err != nil {
 		return err
 	}
-	out := make([]variableJSON, len(vs))
+	out := make([]clientapi.VariableJSON, len(vs))
 	for i, v := range vs {
-		out[i] = variableJSON{Name: v.Name, Value: v.Value}
+		out[i] = clientapi.VariableJSON{Name: v.Name, Value: v.Value}
 	}
 	clientapi.WriteJSON(w, http.StatusOK, map[string]any{"variables": out})
 	return nil
@@ -422,7 +405,7 @@ func (h *Handler) setVariable(w http.ResponseWriter, r *http.Request, svc *acces
 	if err != nil {
 		return err
 	}
-	clientapi.WriteJSON(w, http.StatusOK, variableJSON{Name: v.Name, Value: v.Value})
+	clientapi.WriteJSON(w, http.StatusOK, clientapi.VariableJSON{Name: v.Name, Value: v.Value})
 	return nil
 }
 

@@ -75,39 +75,29 @@ type deviceJSON struct {
 	RegisteredAt string `json:"registered_at"`
 }
 
-type membershipJSON struct {
-	IsActive   bool    `json:"is_active"`
-	IsLifetime bool    `json:"is_lifetime"`
-	ExpiresAt  *string `json:"expires_at"`
-}
-
 type activationJSON struct {
 	clientapi.ActivationJSON
 	Note string `json:"note,omitempty"`
 }
 
 type userDetailJSON struct {
-	ID          string           `json:"id"`
-	Username    string           `json:"username"`
-	Membership  membershipJSON   `json:"membership"`
-	Banned      bool             `json:"banned"`
-	BanReason   *string          `json:"ban_reason"`
-	Devices     []deviceJSON     `json:"devices"`
-	LastLoginIP *string          `json:"last_login_ip"`
-	LastLoginAt *string          `json:"last_login_at"`
-	CreatedAt   string           `json:"created_at"`
-	Activations []activationJSON `json:"activations"`
+	ID          string                   `json:"id"`
+	Username    string                   `json:"username"`
+	Membership  clientapi.MembershipJSON `json:"membership"`
+	Banned      bool                     `json:"banned"`
+	BanReason   *string                  `json:"ban_reason"`
+	Devices     []deviceJSON             `json:"devices"`
+	LastLoginIP *string                  `json:"last_login_ip"`
+	LastLoginAt *string                  `json:"last_login_at"`
+	CreatedAt   string                   `json:"created_at"`
+	Activations []activationJSON         `json:"activations"`
 }
 
 func userDetailView(d *access.UserDetail, now time.Time) userDetailJSON {
 	out := userDetailJSON{ID: d.ID, Username: d.Username, CreatedAt: clientapi.RFC3339(d.CreatedAt),
-		Membership:  membershipJSON{IsActive: d.Membership.IsActive(now), IsLifetime: d.Membership.IsLifetime},
+		Membership:  clientapi.MembershipView(d.Membership, now),
 		Devices:     []deviceJSON{},
 		Activations: []activationJSON{},
-	}
-	if d.Membership.ExpiresAt != nil {
-		s := clientapi.RFC3339(*d.Membership.ExpiresAt)
-		out.Membership.ExpiresAt = &s
 	}
 	if d.Ban != nil {
 		out.Banned, out.BanReason = true, &d.Ban.Reason
@@ -129,22 +119,14 @@ func activationView(a *access.Activation) activationJSON {
 	return activationJSON{ActivationJSON: clientapi.ActivationView(a), Note: a.Note}
 }
 
-type variableJSON struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
-}
-
+// fileJSON is the client's view of a file and what only administrators see.
 type fileJSON struct {
-	ID          string `json:"id"`
-	Name        string `json:"name"`
-	MimeType    string `json:"mime_type"`
-	IsEncrypted bool   `json:"is_encrypted"`
-	Size        int64  `json:"size"`
-	SHA256      string `json:"sha256"`
-	CreatedAt   string `json:"created_at"`
+	clientapi.FileJSON
+	Size      int64  `json:"size"`
+	SHA256    string `json:"sha256"`
+	CreatedAt string `json:"created_at"`
 }
 
 func fileView(f *access.File) fileJSON {
-	return fileJSON{ID: f.ID, Name: f.Name, MimeType: f.MimeType, IsEncrypted: f.IsEncrypted, Size: f.Size,
-		SHA256: f.SHA256, CreatedAt: clientapi.RFC3339(f.CreatedAt)}
+	return fileJSON{FileJSON: clientapi.FileView(f), Size: f.Size, SHA256: f.SHA256, CreatedAt: clientapi.RFC3339(f.CreatedAt)}
 }

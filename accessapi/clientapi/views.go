@@ -8,7 +8,8 @@ import (
 
 // The JSON shapes of the client API.
 
-type membershipJSON struct {
+// MembershipJSON is a membership as both APIs show it.
+type MembershipJSON struct {
 	IsActive   bool    `json:"is_active"`
 	IsLifetime bool    `json:"is_lifetime"`
 	ExpiresAt  *string `json:"expires_at"`
@@ -17,7 +18,7 @@ type membershipJSON struct {
 type userJSON struct {
 	ID         string         `json:"id"`
 	Username   string         `json:"username"`
-	Membership membershipJSON `json:"membership"`
+	Membership MembershipJSON `json:"membership"`
 }
 
 // RFC3339 formats t in UTC with a Z, at millisecond precision at most.
@@ -31,23 +32,26 @@ func optionalTime(t *time.Time) *string {
 	return &s
 }
 
-func membershipView(m access.Membership, now time.Time) membershipJSON {
-	return membershipJSON{IsActive: m.IsActive(now), IsLifetime: m.IsLifetime, ExpiresAt: optionalTime(m.ExpiresAt)}
+// MembershipView formats a membership as of now.
+func MembershipView(m access.Membership, now time.Time) MembershipJSON {
+	return MembershipJSON{IsActive: m.IsActive(now), IsLifetime: m.IsLifetime, ExpiresAt: optionalTime(m.ExpiresAt)}
 }
 
 func userView(u *access.UserView, now time.Time) *userJSON {
 	if u == nil {
 		return nil
 	}
-	return &userJSON{ID: u.ID, Username: u.Username, Membership: membershipView(u.Membership, now)}
+	return &userJSON{ID: u.ID, Username: u.Username, Membership: MembershipView(u.Membership, now)}
 }
 
-type variableJSON struct {
+// VariableJSON is an application variable.
+type VariableJSON struct {
 	Name  string `json:"name"`
 	Value string `json:"value"`
 }
 
-type fileJSON struct {
+// FileJSON is a file as the application context lists it.
+type FileJSON struct {
 	ID          string `json:"id"`
 	Name        string `json:"name"`
 	MimeType    string `json:"mime_type"`
@@ -57,8 +61,8 @@ type fileJSON struct {
 type applicationJSON struct {
 	ID        string         `json:"id"`
 	Name      string         `json:"name"`
-	Variables []variableJSON `json:"variables"`
-	Files     []fileJSON     `json:"files"`
+	Variables []VariableJSON `json:"variables"`
+	Files     []FileJSON     `json:"files"`
 }
 
 type appContextJSON struct {
@@ -66,13 +70,18 @@ type appContextJSON struct {
 	User        *userJSON       `json:"user"`
 }
 
+// FileView formats a file's public description.
+func FileView(f *access.File) FileJSON {
+	return FileJSON{ID: f.ID, Name: f.Name, MimeType: f.MimeType, IsEncrypted: f.IsEncrypted}
+}
+
 func applicationView(app *access.App, c *access.AppContent) applicationJSON {
-	out := applicationJSON{ID: app.ID, Name: app.Name, Variables: make([]variableJSON, len(c.Variables)), Files: make([]fileJSON, len(c.Files))}
+	out := applicationJSON{ID: app.ID, Name: app.Name, Variables: make([]VariableJSON, len(c.Variables)), Files: make([]FileJSON, len(c.Files))}
 	for i, v := range c.Variables {
-		out.Variables[i] = variableJSON{Name: v.Name, Value: v.Value}
+		out.Variables[i] = VariableJSON{Name: v.Name, Value: v.Value}
 	}
 	for i, f := range c.Files {
-		out.Files[i] = fileJSON{ID: f.ID, Name: f.Name, MimeType: f.MimeType, IsEncrypted: f.IsEncrypted}
+		out.Files[i] = FileView(&f)
 	}
 	return out
 }
