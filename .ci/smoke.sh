@@ -55,6 +55,10 @@ field() { grep -o "\"$1\":\"[^\"]*\"" | head -1 | cut -d'"' -f4; }
 fail() { echo "smoke: $*" >&2; exit 1; }
 cli() { "$bin" app-access --address "localhost:$admin" "$@"; }
 
+# validate checks the config without starting the store.
+(cd "$root" && "$bin" validate --config Caddyfile) >>"$work/caddy.log" 2>&1 || fail "caddy validate failed"
+[ ! -e "$APP_ACCESS_DATA" ] || fail "caddy validate started the embedded store"
+
 start
 grep -q '"using the embedded store"' "$work/caddy.log" || fail "log does not say which store is in use"
 
