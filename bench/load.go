@@ -38,78 +38,66 @@ func transport(conns int) *http.Transport {
 
 // closedLoop keeps conns requests in flight for d and measures them.
 func closedLoop(conns int, d time.Duration, build newRequest, want wantStatus) result {
-	client := &http.Client{Transport: transport(conns), Timeout: 10 * time.Second}
+	end := time.Now().Add(d)
+	return measure(conns, build, want, func() bool { return time.Now().Before(end) })
+}
+
+// openLoop sends rate requests per second for d from a pool of workers,
+// paced in 1 ms ticks, and measures them: the latency a client sees at
+// that load rather than at saturation. A request whose tick finds every
+// worker busy is dropped and counted as an error.
+func openLoop(rate float64, workers int, d time.Duration, build newRequest, want wantStatus) result {
+	tickets := make(chan struct{}, workers*4)
+	var dropped int
+	go func() {
+		defer close(tickets)
+		start, sent := time.Now(), 0
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		for now := range tick.C {
+			if now.Sub(start) >= d {
+				return
+			}
+			for due := int(rate * now.Sub(start).Seconds()); sent < due; sent++ {
+				select {
+				case tickets <- struct{}{}:
+				default:
+					dropped++
+				}
+			}
+		}
+	}()
+	r := measure(workers, build, want, func() bool { _, ok := <-tickets; return ok })
+	r.errors += dropped // the pacer has finished: tickets is closed
+	return r
+}
+
+// measure runs workers that each send a request whenever next allows, until
+// it refuses, and measures every request.
+func measure(workers int, build newRequest, want wantStatus, next func() bool) result {
+	client := &http.Client{Transport: transport(workers), Timeout: 10 * time.Second}
 	defer client.CloseIdleConnections()
 	var (
-		next atomic.Int64
+		n    atomic.Int64
 		errs atomic.Int64
 		wg   sync.WaitGroup
 		mu   sync.Mutex
 		all  []time.Duration
 	)
 	start := time.Now()
-	end := start.Add(d)
-	for range conns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			lat := make([]time.Duration, 0, 4096)
-			for time.Now().Before(end) {
-				lat = append(lat, doOne(client, build(next.Add(1)), want, &errs))
-			}
-			mu.Lock()
-			all = append(all, lat...)
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
-	return summarize(all, int(errs.Load()), time.Since(start))
-}
-
-// openLoop sends rate requests per second for d from a pool of workers,
-// paced in 1 ms ticks, and measures them: the latency a client sees at
-// that load rather than at saturation.
-func openLoop(rate float64, workers int, d time.Duration, build newRequest, want wantStatus) result {
-	client := &http.Client{Transport: transport(workers), Timeout: 10 * time.Second}
-	defer client.CloseIdleConnections()
-	var (
-		next atomic.Int64
-		errs atomic.Int64
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		all  []time.Duration
-	)
-	tickets := make(chan struct{}, workers*4)
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			lat := make([]time.Duration, 0, 4096)
-			for range tickets {
-				lat = append(lat, doOne(client, build(next.Add(1)), want, &errs))
+			for next() {
+				lat = append(lat, doOne(client, build(n.Add(1)), want, &errs))
 			}
 			mu.Lock()
 			all = append(all, lat...)
 			mu.Unlock()
 		}()
 	}
-	start := time.Now()
-	sent := 0
-	tick := time.NewTicker(time.Millisecond)
-	for now := range tick.C {
-		if now.Sub(start) >= d {
-			break
-		}
-		for due := int(rate * now.Sub(start).Seconds()); sent < due; sent++ {
-			select {
-			case tickets <- struct{}{}:
-			default: // the workers are behind: this request is dropped and counted
-				errs.Add(1)
-			}
-		}
-	}
-	tick.Stop()
-	close(tickets)
 	wg.Wait()
 	return summarize(all, int(errs.Load()), time.Since(start))
 }
