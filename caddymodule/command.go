@@ -224,14 +224,23 @@ func (c *cli) appsCommand() *cobra.Command {
 	return apps
 }
 
-// simple is a subcommand whose positional arguments fill the path.
-func (c *cli) simple(use, short string, nargs int, method, path, key string, columns ...string) *cobra.Command {
+// simple is a subcommand that sends one request; its positional arguments
+// fill the path pattern.
+func (c *cli) simple(use, short string, nargs int, method, pattern, key string, columns ...string) *cobra.Command {
+	return c.request(use, short, nargs, method, func(args []string) string { return fillPath(pattern, args) }, key, columns...)
+}
+
+// appSimple is simple for a route under /apps/{--app}.
+func (c *cli) appSimple(use, short string, nargs int, method, pattern, key string, columns ...string) *cobra.Command {
+	var app string
+	return c.appScoped(c.request(use, short, nargs, method, func(args []string) string {
+		return "/apps/" + url.PathEscape(app) + fillPath(pattern, args)
+	}, key, columns...), &app)
+}
+
+func (c *cli) request(use, short string, nargs int, method string, path func([]string) string, key string, columns ...string) *cobra.Command {
 	return &cobra.Command{Use: use, Short: short, Args: cobra.ExactArgs(nargs), RunE: run(func(args []string) error {
-		vals := make([]any, len(args))
-		for i, a := range args {
-			vals[i] = url.PathEscape(a)
-		}
-		obj, raw, err := c.call(method, fmt.Sprintf(path, vals...), nil, nil)
+		obj, raw, err := c.call(method, path(args), nil, nil)
 		if err != nil {
 			return err
 		}
@@ -241,6 +250,15 @@ func (c *cli) simple(use, short string, nargs int, method, path, key string, col
 		}
 		return c.show(obj, raw, key, columns...)
 	})}
+}
+
+// fillPath puts the escaped arguments into a path pattern's %s verbs.
+func fillPath(pattern string, args []string) string {
+	vals := make([]any, len(args))
+	for i, a := range args {
+		vals[i] = url.PathEscape(a)
+	}
+	return fmt.Sprintf(pattern, vals...)
 }
 
 // appScoped is a subcommand of an application's resources: --app is required.
@@ -308,23 +326,9 @@ func (c *cli) licensesCommand() *cobra.Command {
 	list.Flags().StringVar(&code, "code", "", "find the license with this code")
 	list.Flags().IntVar(&limit, "limit", 0, "page size (1..1000)")
 
-	show := c.appScoped(&cobra.Command{Use: "show LICENSE_ID", Short: "Show a license", Args: cobra.ExactArgs(1),
-		RunE: run(func(args []string) error {
-			obj, raw, err := c.call("GET", "/apps/"+url.PathEscape(app)+"/licenses/"+url.PathEscape(args[0]), nil, nil)
-			if err != nil {
-				return err
-			}
-			return c.show(obj, raw, "", licenseColumns...)
-		})}, &app)
-	del := c.appScoped(&cobra.Command{Use: "delete LICENSE_ID", Short: "Delete an unused license", Args: cobra.ExactArgs(1),
-		RunE: run(func(args []string) error {
-			_, _, err := c.call("DELETE", "/apps/"+url.PathEscape(app)+"/licenses/"+url.PathEscape(args[0]), nil, nil)
-			if err == nil {
-				fmt.Fprintln(c.out, "done")
-			}
-			return err
-		})}, &app)
-	lic.AddCommand(create, list, show, del)
+	lic.AddCommand(create, list,
+		c.appSimple("show LICENSE_ID", "Show a license", 1, "GET", "/licenses/%s", "", licenseColumns...),
+		c.appSimple("delete LICENSE_ID", "Delete an unused license", 1, "DELETE", "/licenses/%s", ""))
 	return lic
 }
 
@@ -389,13 +393,6 @@ func (c *cli) usersCommand() *cobra.Command {
 	list.Flags().StringVar(&after, "after", "", "the cursor of the next page")
 	list.Flags().IntVar(&limit, "limit", 0, "page size (1..1000)")
 
-	show := c.appScoped(&cobra.Command{Use: "show USER_ID", Short: "Show a user", Args: cobra.ExactArgs(1), RunE: run(func(args []string) error {
-		obj, raw, err := c.call("GET", userPath(args[0], ""), nil, nil)
-		if err != nil {
-			return err
-		}
-		return c.show(obj, raw, "", "id", "username", "membership", "banned", "ban_reason", "devices", "last_login_ip", "last_login_at", "created_at", "activations")
-	})}, &app)
 	ban := action("ban USER_ID", "Ban a user and end their sessions", "POST", "/ban", func() any { return map[string]any{"reason": reason} })
 	ban.Flags().StringVar(&reason, "reason", "", "why the user is banned")
 	grant := action("grant USER_ID", "Grant membership time or lifetime access", "POST", "/grant", func() any {
@@ -409,7 +406,9 @@ func (c *cli) usersCommand() *cobra.Command {
 	grant.Flags().BoolVar(&lifetime, "lifetime", false, "grant lifetime access")
 	grant.Flags().BoolVar(&revokes, "revokes-lifetime", false, "revoke lifetime access")
 	grant.Flags().StringVar(&note, "note", "", "a note kept in the ledger")
-	users.AddCommand(list, show, ban, grant,
+	users.AddCommand(list, ban, grant,
+		c.appSimple("show USER_ID", "Show a user", 1, "GET", "/users/%s", "",
+			"id", "username", "membership", "banned", "ban_reason", "devices", "last_login_ip", "last_login_at", "created_at", "activations"),
 		action("unban USER_ID", "Lift a ban", "POST", "/unban", nil),
 		action("reset-devices USER_ID", "Free all device slots", "DELETE", "/devices", nil),
 		action("end-sessions USER_ID", "End all sessions", "DELETE", "/sessions", nil),
@@ -428,21 +427,9 @@ func (c *cli) varsCommand() *cobra.Command {
 		}
 		return c.show(obj, raw, "", "name", "value")
 	})}, &app)
-	list := c.appScoped(&cobra.Command{Use: "list", Short: "List variables", Args: cobra.NoArgs, RunE: run(func([]string) error {
-		obj, raw, err := c.call("GET", "/apps/"+url.PathEscape(app)+"/variables", nil, nil)
-		if err != nil {
-			return err
-		}
-		return c.show(obj, raw, "variables", "name", "value")
-	})}, &app)
-	del := c.appScoped(&cobra.Command{Use: "delete NAME", Short: "Delete a variable", Args: cobra.ExactArgs(1), RunE: run(func(args []string) error {
-		_, _, err := c.call("DELETE", "/apps/"+url.PathEscape(app)+"/variables/"+url.PathEscape(args[0]), nil, nil)
-		if err == nil {
-			fmt.Fprintln(c.out, "done")
-		}
-		return err
-	})}, &app)
-	vars.AddCommand(set, list, del)
+	vars.AddCommand(set,
+		c.appSimple("list", "List variables", 0, "GET", "/variables", "variables", "name", "value"),
+		c.appSimple("delete NAME", "Delete a variable", 1, "DELETE", "/variables/%s", ""))
 	return vars
 }
 
@@ -479,20 +466,8 @@ func (c *cli) filesCommand() *cobra.Command {
 	upload.Flags().StringVar(&name, "name", "", "the file's name (default: the path's base name)")
 	upload.Flags().StringVar(&mimeType, "mime-type", "", "the file's media type (default application/octet-stream)")
 	upload.Flags().BoolVar(&encrypted, "encrypted", false, "store the file encrypted")
-	list := c.appScoped(&cobra.Command{Use: "list", Short: "List files", Args: cobra.NoArgs, RunE: run(func([]string) error {
-		obj, raw, err := c.call("GET", "/apps/"+url.PathEscape(app)+"/files", nil, nil)
-		if err != nil {
-			return err
-		}
-		return c.show(obj, raw, "files", fileColumns...)
-	})}, &app)
-	del := c.appScoped(&cobra.Command{Use: "delete FILE_ID", Short: "Delete a file", Args: cobra.ExactArgs(1), RunE: run(func(args []string) error {
-		_, _, err := c.call("DELETE", "/apps/"+url.PathEscape(app)+"/files/"+url.PathEscape(args[0]), nil, nil)
-		if err == nil {
-			fmt.Fprintln(c.out, "done")
-		}
-		return err
-	})}, &app)
-	files.AddCommand(upload, list, del)
+	files.AddCommand(upload,
+		c.appSimple("list", "List files", 0, "GET", "/files", "files", fileColumns...),
+		c.appSimple("delete FILE_ID", "Delete a file", 1, "DELETE", "/files/%s", ""))
 	return files
 }

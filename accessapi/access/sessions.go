@@ -37,7 +37,6 @@ type SessionGrant struct {
 // Login checks the credentials and then the device, ban and membership, and
 // opens a session bound to the application, the user and the device.
 func (s *Service) Login(ctx context.Context, app *App, req LoginRequest) (*SessionGrant, error) {
-	req.Token = ""
 	st, err := s.credentialUser(ctx, app, req.Credentials)
 	if err != nil {
 		return nil, err

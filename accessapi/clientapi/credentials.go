@@ -30,10 +30,9 @@ func BearerToken(r *http.Request) string {
 // client API honours them: a Bearer token, then a license code header, then
 // username and password headers. Only the first form present is returned.
 func HeaderCredentials(r *http.Request) access.Credentials {
-	c := access.Credentials{HardwareID: r.Header.Get(HeaderHardwareID)}
+	c := access.Credentials{HardwareID: r.Header.Get(HeaderHardwareID), Token: BearerToken(r)}
 	switch {
-	case BearerToken(r) != "":
-		c.Token = BearerToken(r)
+	case c.Token != "":
 	case r.Header.Get(HeaderLicenseCode) != "":
 		c.Code = r.Header.Get(HeaderLicenseCode)
 	default:
