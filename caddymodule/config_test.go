@@ -2,6 +2,7 @@ package caddymodule
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"reflect"
 	"slices"
@@ -46,19 +47,17 @@ func TestReload_KeepsOneMongoDBClient(t *testing.T) {
 
 func TestReload_KeepsTheEmbeddedStoreRunning(t *testing.T) {
 	dir := t.TempDir()
-	cfg := `{
-	admin localhost:2999
-	http_port 9080
-	auto_https off
+	cfg := fmt.Sprintf(`{
+	%s
 	app_access {
-		data_dir "` + dir + `"
+		data_dir "%s"
 	}
 }
-:9080 {
+:%d {
 	app_access_api
 }
-`
-	tester := caddytest.NewTester(t)
+`, globalOptions(), dir, apiPort)
+	tester := newTester(t)
 	tester.InitServer(cfg, "caddyfile")
 	first := activeApp(t).conn
 	if first.embedded == nil {
@@ -77,15 +76,18 @@ func TestReload_KeepsTheEmbeddedStoreRunning(t *testing.T) {
 
 func TestConfig_BadMongoDBURIIsOneClearError(t *testing.T) {
 	for _, uri := range []string{"postgres://nope", "mongodb://user:hunter2@host:notaport/"} {
-		caddytest.AssertLoadError(t, `{
-	admin localhost:2999
+		msg := loadError(t, fmt.Sprintf(`{
+	%s
 	app_access {
-		mongodb_uri "`+uri+`"
+		mongodb_uri "%s"
 	}
 }
-:9080 {
+:%d {
 	app_access_api
-}`, "caddyfile", "mongodb_uri")
+}`, globalOptions(), uri, apiPort))
+		if !strings.Contains(msg, "mongodb_uri") || strings.Contains(msg, "hunter2") {
+			t.Errorf("load error %q: want one naming mongodb_uri, without the password", msg)
+		}
 	}
 	// The password never appears in the error.
 	err := new(App)

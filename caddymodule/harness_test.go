@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -16,15 +17,90 @@ import (
 )
 
 // Every test of this package talks to one in-process Caddy (the caddytest
-// harness, admin on localhost:2999); they must not run in parallel.
+// harness); they must not run in parallel. The process keeps to itself:
+// HOME and the XDG folders point into a temporary folder (Caddy writes its
+// autosave and data there, not in the user's home), configs turn
+// persist_config off, and every port is a free one picked at start, so a
+// test run never meets another run or a server on the same machine.
 
-func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
+// The ports of this test process, picked by TestMain.
+var (
+	adminPort, apiPort, guardPort, httpsPort int
 
-const (
-	apiBase   = "http://localhost:9080"
-	guardBase = "http://localhost:9081"
-	adminBase = "http://localhost:2999/app_access"
+	apiBase, guardBase, adminBase string
 )
+
+func TestMain(m *testing.M) {
+	home, err := os.MkdirTemp("", "aa-caddymodule-home-")
+	if err != nil {
+		panic(err)
+	}
+	for _, v := range []string{"HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"} {
+		_ = os.Setenv(v, home)
+	}
+	ports := freePorts(4)
+	adminPort, apiPort, guardPort, httpsPort = ports[0], ports[1], ports[2], ports[3]
+	apiBase = fmt.Sprintf("http://localhost:%d", apiPort)
+	guardBase = fmt.Sprintf("http://localhost:%d", guardPort)
+	adminBase = fmt.Sprintf("http://localhost:%d/app_access", adminPort)
+	code := storetest.Main(m)
+	_ = os.RemoveAll(home)
+	os.Exit(code)
+}
+
+// freePorts returns n distinct loopback ports that were free a moment ago.
+func freePorts(n int) []int {
+	var ports []int
+	var held []net.Listener
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			panic(err)
+		}
+		held = append(held, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	for _, l := range held {
+		_ = l.Close()
+	}
+	return ports
+}
+
+// newTester returns a caddytest harness on this process's admin port.
+func newTester(t *testing.T) *caddytest.Tester {
+	return caddytest.NewTester(t).WithDefaultOverrides(caddytest.Config{AdminPort: adminPort})
+}
+
+// globalOptions are the global options every test config starts with.
+func globalOptions() string {
+	return fmt.Sprintf(`admin localhost:%d
+	persist_config off
+	http_port %d
+	https_port %d
+	auto_https off
+	grace_period 5s`, adminPort, apiPort, httpsPort)
+}
+
+// loadError loads a Caddyfile config that must fail and returns the error.
+func loadError(t *testing.T, caddyfile string) string {
+	t.Helper()
+	newTester(t) // makes sure the in-process Caddy runs
+	req, err := http.NewRequest("POST", fmt.Sprintf("http://localhost:%d/load", adminPort), strings.NewReader(caddyfile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "text/caddyfile")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	if res.StatusCode == http.StatusOK {
+		t.Fatalf("the config loaded; want an error")
+	}
+	return string(body)
+}
 
 // server is a running Caddy with App Access on a database of its own.
 type server struct {
@@ -33,22 +109,18 @@ type server struct {
 	database string
 }
 
-// startServer loads a config with the client API on :9080 and, when
-// upstream is set, the guard in front of it on :9081.
+// startServer loads a config with the client API on apiPort and, when
+// upstream is set, the guard in front of it on guardPort.
 func startServer(t *testing.T, upstream string, guardOptions string) *server {
 	t.Helper()
-	s := &server{t: t, tester: caddytest.NewTester(t), database: storetest.DatabaseName(t)}
+	s := &server{t: t, tester: newTester(t), database: storetest.DatabaseName(t)}
 	s.tester.InitServer(s.config(upstream, guardOptions), "caddyfile")
 	return s
 }
 
 func (s *server) config(upstream, guardOptions string) string {
 	cfg := fmt.Sprintf(`{
-	admin localhost:2999
-	http_port 9080
-	https_port 9443
-	auto_https off
-	grace_period 5s
+	%s
 	app_access {
 		mongodb_uri "%s"
 		database %s
@@ -56,19 +128,19 @@ func (s *server) config(upstream, guardOptions string) string {
 	}
 }
 
-:9080 {
+:%d {
 	app_access_api
 }
-`, storetest.URI(s.t), s.database)
+`, globalOptions(), storetest.URI(s.t), s.database, apiPort)
 	if upstream != "" {
 		cfg += fmt.Sprintf(`
-:9081 {
+:%d {
 	app_access_auth {
 		%s
 	}
 	reverse_proxy %s
 }
-`, guardOptions, strings.TrimPrefix(upstream, "http://"))
+`, guardPort, guardOptions, strings.TrimPrefix(upstream, "http://"))
 	}
 	return cfg
 }

@@ -194,35 +194,3 @@ func activationOf(use *LicenseUse, g Grant) Activation {
 		GrantsLifetimeAccess: g.GrantsLifetimeAccess, RevokesLifetimeAccess: g.RevokesLifetimeAccess,
 	}
 }
-
-// licenseUser authenticates a user by a license code they activated.
-func (s *Service) licenseUser(ctx context.Context, app *App, code string) (*userState, error) {
-	id := LicenseID(app.ID, code)
-	if id == "" {
-		return nil, errInvalidCredentials
-	}
-	use, ok := s.uses.get(id)
-	if !ok {
-		u, g, err := s.store.LicenseUseByID(ctx, id)
-		if errors.Is(err, ErrNotFound) {
-			return nil, errInvalidCredentials
-		}
-		if err != nil {
-			return nil, wrapStore(err, "reading license use")
-		}
-		if u.AppID != app.ID {
-			return nil, errInvalidCredentials
-		}
-		if err := s.completeUse(ctx, u, g); err != nil {
-			return nil, err
-		}
-		use = u
-		s.uses.set(id, use)
-	}
-	st, err := s.state(ctx, use.UserID)
-	if errors.Is(err, ErrNotFound) {
-		s.uses.remove(id)
-		return nil, errInvalidCredentials
-	}
-	return st, err
-}

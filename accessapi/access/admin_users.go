@@ -44,13 +44,12 @@ func clampPage(limit int) int {
 
 // UserOf returns an application's user.
 func (s *Service) UserOf(ctx context.Context, appID, userID string) (*User, error) {
-	notFound := Refusal(CodeNotFound, "The user does not exist.")
 	if _, err := uuid.Parse(userID); err != nil {
-		return nil, notFound
+		return nil, notFound("user")
 	}
 	u, err := s.store.UserByID(ctx, userID)
 	if errors.Is(err, ErrNotFound) || (err == nil && u.AppID != appID) {
-		return nil, notFound
+		return nil, notFound("user")
 	}
 	return u, wrapStore(err, "reading user")
 }
@@ -121,13 +120,17 @@ func (s *Service) UnbanUser(ctx context.Context, appID, userID string) error {
 	return wrapStore(err, "unbanning user")
 }
 
-// ResetDevices frees all of a user's device slots.
+// ResetDevices frees all of a user's device slots and ends the user's
+// sessions, which were bound to those devices.
 func (s *Service) ResetDevices(ctx context.Context, appID, userID string) error {
 	if _, err := s.UserOf(ctx, appID, userID); err != nil {
 		return err
 	}
 	s.forgetUser(userID)
-	return wrapStore(s.store.DeleteDevices(ctx, userID), "resetting devices")
+	if err := s.store.DeleteDevices(ctx, userID); err != nil {
+		return wrapStore(err, "resetting devices")
+	}
+	return wrapStore(s.store.DeleteUserSessions(ctx, userID), "ending sessions")
 }
 
 // EndSessions ends all of a user's sessions.

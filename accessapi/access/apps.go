@@ -19,6 +19,8 @@ type AppSettings struct {
 	MaxDevices        *int
 	MinPasswordLength *int
 	SessionTTL        *time.Duration
+	// TokenRequiresHardwareID: see App.TokenRequiresHardwareID.
+	TokenRequiresHardwareID *bool
 }
 
 // Setting limits.
@@ -44,6 +46,9 @@ func (st AppSettings) applyTo(app *App) *Error {
 	}
 	if st.AnonymousAccess != nil {
 		app.AnonymousAccess = *st.AnonymousAccess
+	}
+	if st.TokenRequiresHardwareID != nil {
+		app.TokenRequiresHardwareID = *st.TokenRequiresHardwareID
 	}
 	if st.MaxDevices != nil {
 		if *st.MaxDevices < 1 || *st.MaxDevices > MaxDevicesLimit {
@@ -97,7 +102,7 @@ func (s *Service) CreateApp(ctx context.Context, st AppSettings) (*NewApp, error
 func (s *Service) App(ctx context.Context, appID string) (*App, error) {
 	app, err := s.store.AppByID(ctx, appID)
 	if errors.Is(err, ErrNotFound) {
-		return nil, Refusal(CodeNotFound, "The application does not exist.")
+		return nil, notFound("application")
 	}
 	return app, wrapStore(err, "reading application")
 }

@@ -74,8 +74,16 @@ var (
 	errSessionExpired     = Refusal(CodeSessionExpired, "The session has expired; log in again.")
 	errSessionInvalid     = Refusal(CodeInvalidCredentials, "The session token is not valid or the session has ended.")
 	errAnonymousRefused   = Refusal(CodeAuthenticationRequired, "Only logged in users are allowed to access")
-	errNotFound           = Refusal(CodeNotFound, "The resource does not exist.")
+
+	errSessionDeviceMismatch = Refusal(CodeDeviceMismatch, "The session was opened on another device.")
+	errSessionWithoutDevice  = Refusal(CodeDeviceRequired, "The session is not bound to a device; log in again with a hardware id.")
 )
+
+// notFound is the refusal for a resource (named in lower case, such as
+// "user") that does not exist, or belongs to another application.
+func notFound(resource string) *Error {
+	return Refusal(CodeNotFound, "The "+resource+" does not exist.")
+}
 
 // ErrDuplicate is returned by stores when an insert hits an existing unique key.
 var ErrDuplicate = errors.New("duplicate key")

@@ -107,11 +107,11 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // FileOf returns an application's file.
 func (s *Service) FileOf(ctx context.Context, appID, fileID string) (*File, error) {
 	if _, err := uuid.Parse(fileID); err != nil {
-		return nil, errNotFound
+		return nil, notFound("file")
 	}
 	f, err := s.store.FileByID(ctx, fileID)
 	if errors.Is(err, ErrNotFound) || (err == nil && f.AppID != appID) {
-		return nil, Refusal(CodeNotFound, "The file does not exist.")
+		return nil, notFound("file")
 	}
 	return f, wrapStore(err, "reading file")
 }

@@ -122,7 +122,7 @@ func (s *Service) licenseStatus(ctx context.Context, l License) (*LicenseStatus,
 func (s *Service) LicenseOf(ctx context.Context, appID, licenseID string) (*LicenseStatus, error) {
 	l, err := s.store.LicenseByID(ctx, licenseID)
 	if errors.Is(err, ErrNotFound) || (err == nil && l.AppID != appID) {
-		return nil, Refusal(CodeNotFound, "The license does not exist.")
+		return nil, notFound("license")
 	}
 	if err != nil {
 		return nil, wrapStore(err, "reading license")
@@ -134,7 +134,7 @@ func (s *Service) LicenseOf(ctx context.Context, appID, licenseID string) (*Lice
 func (s *Service) LicenseByCode(ctx context.Context, appID, code string) (*LicenseStatus, error) {
 	id := LicenseID(appID, code)
 	if id == "" {
-		return nil, Refusal(CodeNotFound, "The license does not exist.")
+		return nil, notFound("license")
 	}
 	return s.LicenseOf(ctx, appID, id)
 }

@@ -87,45 +87,8 @@ func NewService(store Store, cfg Config) *Service {
 	}
 }
 
-// Hasher is the service's password hasher.
-func (s *Service) Hasher() *PasswordHasher { return s.hasher }
-
 // Now is the service's clock, at the millisecond precision the store keeps.
 func (s *Service) Now() time.Time { return s.now().UTC().Truncate(time.Millisecond) }
-
-// AuthenticateApp returns the application whose key and secret these are.
-// A missing, unknown or mismatched pair is a CodeInvalidApplication refusal.
-func (s *Service) AuthenticateApp(ctx context.Context, apiKey, apiSecret string) (*App, error) {
-	refused := Refusal(CodeInvalidApplication, "The application key and secret are not valid.")
-	if apiKey == "" || apiSecret == "" || len(apiKey) > 256 || len(apiSecret) > 256 {
-		return nil, refused
-	}
-	app, err := s.appByKey(ctx, apiKey)
-	if errors.Is(err, ErrNotFound) {
-		// Spend the same hashing work as a known key would.
-		secretMatches(apiSecret, "")
-		return nil, refused
-	}
-	if err != nil {
-		return nil, err
-	}
-	if !secretMatches(apiSecret, app.SecretHash) {
-		return nil, refused
-	}
-	return app, nil
-}
-
-func (s *Service) appByKey(ctx context.Context, apiKey string) (*App, error) {
-	if app, ok := s.apps.get(apiKey); ok {
-		return app, nil
-	}
-	app, err := s.store.AppByKey(ctx, apiKey)
-	if err != nil {
-		return nil, wrapStore(err, "reading application")
-	}
-	s.apps.set(apiKey, app)
-	return app, nil
-}
 
 // userState is what authorisation needs to know about a user.
 type userState struct {
@@ -163,23 +126,6 @@ func (s *Service) forgetUser(userID string) {
 	s.creds.removeIf(func(c credential) bool { return c.userID == userID })
 	s.sessions.removeIf(func(x *Session) bool { return x.UserID == userID })
 	s.devices.removeIf(func(owner string) bool { return owner == userID })
-}
-
-// authorize applies the checks that follow authentication, in order:
-// the device, the ban, then the membership.
-func (s *Service) authorize(ctx context.Context, app *App, st *userState, hardwareID string, checkDevice bool) error {
-	if checkDevice {
-		if err := s.checkDevice(ctx, app, st.user.ID, hardwareID); err != nil {
-			return err
-		}
-	}
-	if st.ban != nil {
-		return errUserBanned
-	}
-	if !st.membership.IsActive(s.now()) {
-		return errMembershipInactive
-	}
-	return nil
 }
 
 // wrapStore adds context to a storage error, keeping ErrNotFound and

@@ -51,7 +51,7 @@ func (s *Service) DeleteVariable(ctx context.Context, appID, name string) error 
 	}
 	err := s.store.DeleteVariable(ctx, appID, name)
 	if errors.Is(err, ErrNotFound) {
-		return Refusal(CodeNotFound, "The variable does not exist.")
+		return notFound("variable")
 	}
 	s.content.remove(appID)
 	return wrapStore(err, "deleting variable")

@@ -120,11 +120,13 @@ type appSettingsJSON struct {
 	MaxDevices        *int    `json:"max_devices"`
 	MinPasswordLength *int    `json:"min_password_length"`
 	SessionTTL        *string `json:"session_ttl"`
+
+	TokenRequiresHardwareID *bool `json:"token_requires_hardware_id"`
 }
 
 func (b appSettingsJSON) settings() (access.AppSettings, error) {
 	st := access.AppSettings{Name: b.Name, DeviceAuth: b.DeviceAuth, AnonymousAccess: b.AnonymousAccess,
-		MaxDevices: b.MaxDevices, MinPasswordLength: b.MinPasswordLength}
+		MaxDevices: b.MaxDevices, MinPasswordLength: b.MinPasswordLength, TokenRequiresHardwareID: b.TokenRequiresHardwareID}
 	if b.SessionTTL != nil {
 		d, err := time.ParseDuration(*b.SessionTTL)
 		if err != nil {

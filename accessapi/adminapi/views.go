@@ -18,13 +18,17 @@ type appJSON struct {
 	MaxDevices        int    `json:"max_devices"`
 	MinPasswordLength int    `json:"min_password_length"`
 	SessionTTL        string `json:"session_ttl"`
-	CreatedAt         string `json:"created_at"`
+	// TokenRequiresHardwareID makes x-hardware-id required on token
+	// requests of a device-authenticated application.
+	TokenRequiresHardwareID bool   `json:"token_requires_hardware_id"`
+	CreatedAt               string `json:"created_at"`
 }
 
 func appView(a *access.App, secret string) appJSON {
 	return appJSON{ID: a.ID, Name: a.Name, APIKey: a.APIKey, APISecret: secret, DeviceAuth: a.DeviceAuth,
 		AnonymousAccess: a.AnonymousAccess, MaxDevices: a.MaxDevices, MinPasswordLength: a.MinPasswordLength,
-		SessionTTL: shortDuration(a.SessionTTL), CreatedAt: clientapi.RFC3339(a.CreatedAt)}
+		SessionTTL: shortDuration(a.SessionTTL), TokenRequiresHardwareID: a.TokenRequiresHardwareID,
+		CreatedAt: clientapi.RFC3339(a.CreatedAt)}
 }
 
 // shortDuration formats d as time.ParseDuration reads it, without zero
