@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -194,5 +195,18 @@ func TestXcaddyJSON_ListsExactlyOurModules(t *testing.T) {
 	}
 	if !strings.HasPrefix(meta.CaddyVersion, "v2.") {
 		t.Fatalf("caddy_version %q", meta.CaddyVersion)
+	}
+}
+
+func TestHarness_LeavesTheUsersHomeAlone(t *testing.T) {
+	s := startServer(t, "", "")
+	createApp(t, nil)
+	s.tester.InitServer(s.config("", ""), "caddyfile") // a reload, which Caddy would autosave
+	// Checking the home's files would race with a real server beside the
+	// test; where Caddy and App Access write is what matters.
+	for _, p := range []string{caddy.ConfigAutosavePath, caddy.AppDataDir(), activeApp(t).dataDir} {
+		if rel, err := filepath.Rel(realHome, p); realHome == "" || err != nil || !strings.HasPrefix(rel, "..") {
+			t.Errorf("the test writes into the user's home: %s", p)
+		}
 	}
 }

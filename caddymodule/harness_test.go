@@ -8,10 +8,13 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddytest"
+	"github.com/caddyserver/certmagic"
 
 	"github.com/appaccess/appaccess/accessapi/storetest"
 )
@@ -28,9 +31,13 @@ var (
 	adminPort, apiPort, guardPort, httpsPort int
 
 	apiBase, guardBase, adminBase string
+
+	// realHome is the HOME the test process was started with.
+	realHome string
 )
 
 func TestMain(m *testing.M) {
+	realHome = os.Getenv("HOME")
 	home, err := os.MkdirTemp("", "aa-caddymodule-home-")
 	if err != nil {
 		panic(err)
@@ -38,6 +45,10 @@ func TestMain(m *testing.M) {
 	for _, v := range []string{"HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"} {
 		_ = os.Setenv(v, home)
 	}
+	// Caddy derives these two from the environment when its package is
+	// initialised, before TestMain runs.
+	caddy.ConfigAutosavePath = filepath.Join(caddy.AppConfigDir(), "autosave.json")
+	caddy.DefaultStorage = &certmagic.FileStorage{Path: caddy.AppDataDir()}
 	ports := freePorts(4)
 	adminPort, apiPort, guardPort, httpsPort = ports[0], ports[1], ports[2], ports[3]
 	apiBase = fmt.Sprintf("http://localhost:%d", apiPort)
