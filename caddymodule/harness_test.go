@@ -118,6 +118,9 @@ type server struct {
 	t        *testing.T
 	tester   *caddytest.Tester
 	database string
+	// logDir, when set, holds every log of the server: all.log (every
+	// logger at DEBUG) and one access log per site.
+	logDir string
 }
 
 // startServer loads a config with the client API on apiPort and, when
@@ -129,8 +132,30 @@ func startServer(t *testing.T, upstream string, guardOptions string) *server {
 	return s
 }
 
+// startLoggedServer is startServer with every log written into logDir.
+func startLoggedServer(t *testing.T, upstream, logDir string) *server {
+	t.Helper()
+	s := &server{t: t, tester: newTester(t), database: storetest.DatabaseName(t), logDir: logDir}
+	s.tester.InitServer(s.config(upstream, ""), "caddyfile")
+	return s
+}
+
+// logBlock is the log configuration of a site (or, for name "all", the
+// global one) when the server logs into logDir.
+func (s *server) logBlock(name string) string {
+	if s.logDir == "" {
+		return ""
+	}
+	level := ""
+	if name == "all" {
+		level = "level DEBUG"
+	}
+	return fmt.Sprintf("log {\n\t\toutput file %q\n\t\t%s\n\t}", filepath.Join(s.logDir, name+".log"), level)
+}
+
 func (s *server) config(upstream, guardOptions string) string {
 	cfg := fmt.Sprintf(`{
+	%s
 	%s
 	app_access {
 		mongodb_uri "%s"
@@ -140,18 +165,20 @@ func (s *server) config(upstream, guardOptions string) string {
 }
 
 :%d {
+	%s
 	app_access_api
 }
-`, globalOptions(), storetest.URI(s.t), s.database, apiPort)
+`, globalOptions(), s.logBlock("all"), storetest.URI(s.t), s.database, apiPort, s.logBlock("api"))
 	if upstream != "" {
 		cfg += fmt.Sprintf(`
 :%d {
+	%s
 	app_access_auth {
 		%s
 	}
 	reverse_proxy %s
 }
-`, guardPort, guardOptions, strings.TrimPrefix(upstream, "http://"))
+`, guardPort, s.logBlock("guard"), guardOptions, strings.TrimPrefix(upstream, "http://"))
 	}
 	return cfg
 }
