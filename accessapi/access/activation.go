@@ -50,6 +50,7 @@ func (s *Service) SignUpWithLicense(ctx context.Context, app *App, code, hardwar
 	if err := s.checkDevice(ctx, app, userID, hardwareID); err != nil {
 		return nil, err
 	}
+	s.emit(ctx, Event{Kind: EventUserSignedUp, AppID: app.ID, UserID: userID, LicenseID: lic.ID})
 	// The new user's ledger holds exactly this activation.
 	a := activationOf(use, lic.Grant)
 	return &UserView{ID: userID, AppID: app.ID, Username: use.Username, Membership: MembershipOf([]Activation{a})}, nil
@@ -183,7 +184,7 @@ func (s *Service) appendActivation(ctx context.Context, use *LicenseUse, g Grant
 	if err := s.store.AppendActivation(ctx, &a); err != nil {
 		return wrapStore(err, "appending activation")
 	}
-	s.users.remove(use.UserID)
+	s.emit(ctx, Event{Kind: EventLicenseActivated, AppID: use.AppID, UserID: use.UserID, LicenseID: use.LicenseID})
 	return nil
 }
 

@@ -103,7 +103,7 @@ func (s *Service) BanUser(ctx context.Context, appID, userID, reason string) err
 	if err != nil && !errors.Is(err, ErrDuplicate) {
 		return wrapStore(err, "banning user")
 	}
-	s.forgetUser(userID)
+	defer s.emit(ctx, Event{Kind: EventUserBanned, AppID: appID, UserID: userID})
 	return wrapStore(s.store.DeleteUserSessions(ctx, userID), "ending sessions")
 }
 
@@ -112,12 +112,12 @@ func (s *Service) UnbanUser(ctx context.Context, appID, userID string) error {
 	if _, err := s.UserOf(ctx, appID, userID); err != nil {
 		return err
 	}
-	s.forgetUser(userID)
 	err := s.store.DeleteBan(ctx, userID)
-	if errors.Is(err, ErrNotFound) {
-		return nil
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return wrapStore(err, "unbanning user")
 	}
-	return wrapStore(err, "unbanning user")
+	s.emit(ctx, Event{Kind: EventUserUnbanned, AppID: appID, UserID: userID})
+	return nil
 }
 
 // ResetDevices frees all of a user's device slots and ends the user's
@@ -126,7 +126,7 @@ func (s *Service) ResetDevices(ctx context.Context, appID, userID string) error 
 	if _, err := s.UserOf(ctx, appID, userID); err != nil {
 		return err
 	}
-	s.forgetUser(userID)
+	defer s.emit(ctx, Event{Kind: EventDevicesReset, AppID: appID, UserID: userID})
 	if err := s.store.DeleteDevices(ctx, userID); err != nil {
 		return wrapStore(err, "resetting devices")
 	}
@@ -138,7 +138,7 @@ func (s *Service) EndSessions(ctx context.Context, appID, userID string) error {
 	if _, err := s.UserOf(ctx, appID, userID); err != nil {
 		return err
 	}
-	s.forgetUser(userID)
+	defer s.emit(ctx, Event{Kind: EventSessionsEnded, AppID: appID, UserID: userID})
 	return wrapStore(s.store.DeleteUserSessions(ctx, userID), "ending sessions")
 }
 
@@ -164,7 +164,7 @@ func (s *Service) GrantUser(ctx context.Context, appID, userID string, req Grant
 	if err := s.store.AppendActivation(ctx, a); err != nil {
 		return nil, wrapStore(err, "granting")
 	}
-	s.forgetUser(userID)
+	s.emit(ctx, Event{Kind: EventMembershipGranted, AppID: appID, UserID: userID})
 	return a, nil
 }
 
@@ -179,7 +179,8 @@ func (s *Service) DeleteUser(ctx context.Context, appID, userID string) error {
 	if err := s.store.MarkUserDeleted(ctx, userID); err != nil {
 		return wrapStore(err, "marking user deleted")
 	}
-	s.forgetUser(userID)
+	// The tombstone already makes the user unknown everywhere.
+	defer s.emit(ctx, Event{Kind: EventUserDeleted, AppID: appID, UserID: userID})
 	steps := []struct {
 		what string
 		do   func() error

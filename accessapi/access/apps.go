@@ -95,6 +95,7 @@ func (s *Service) CreateApp(ctx context.Context, st AppSettings) (*NewApp, error
 	if err := s.store.InsertApp(ctx, &app); err != nil {
 		return nil, wrapStore(err, "creating application")
 	}
+	s.emit(ctx, Event{Kind: EventAppCreated, AppID: app.ID, APIKey: app.APIKey})
 	return &NewApp{App: app, APISecret: secret}, nil
 }
 
@@ -126,7 +127,7 @@ func (s *Service) UpdateApp(ctx context.Context, appID string, st AppSettings) (
 	if err := s.store.ReplaceApp(ctx, app); err != nil {
 		return nil, wrapStore(err, "updating application")
 	}
-	s.apps.remove(app.APIKey)
+	s.emit(ctx, Event{Kind: EventAppChanged, AppID: app.ID, APIKey: app.APIKey})
 	return app, nil
 }
 
@@ -141,7 +142,7 @@ func (s *Service) RotateSecret(ctx context.Context, appID string) (string, error
 	if err := s.store.ReplaceApp(ctx, app); err != nil {
 		return "", wrapStore(err, "rotating secret")
 	}
-	s.apps.remove(app.APIKey)
+	s.emit(ctx, Event{Kind: EventSecretRotated, AppID: app.ID, APIKey: app.APIKey})
 	return secret, nil
 }
 
@@ -155,6 +156,6 @@ func (s *Service) DeleteApp(ctx context.Context, appID string) error {
 	if err := s.store.DeleteApp(ctx, appID); err != nil {
 		return wrapStore(err, "deleting application")
 	}
-	s.apps.remove(app.APIKey)
+	s.emit(ctx, Event{Kind: EventAppDeleted, AppID: app.ID, APIKey: app.APIKey})
 	return nil
 }

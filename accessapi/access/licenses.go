@@ -68,6 +68,7 @@ func (s *Service) CreateLicenses(ctx context.Context, appID string, req LicenseR
 		}
 		return nil, wrapStore(err, "creating licenses")
 	}
+	s.emit(ctx, Event{Kind: EventLicensesCreated, AppID: appID, LicenseID: batch[0].ID, Count: len(batch)})
 	return out, nil
 }
 
@@ -148,5 +149,9 @@ func (s *Service) DeleteLicense(ctx context.Context, appID, licenseID string) er
 	if st.Use != nil {
 		return Refusal(CodeConflict, "The license has been used and cannot be deleted.")
 	}
-	return wrapStore(s.store.DeleteLicense(ctx, licenseID), "deleting license")
+	if err := s.store.DeleteLicense(ctx, licenseID); err != nil {
+		return wrapStore(err, "deleting license")
+	}
+	s.emit(ctx, Event{Kind: EventLicenseDeleted, AppID: appID, LicenseID: licenseID})
+	return nil
 }

@@ -29,6 +29,8 @@ type Config struct {
 	FileKey []byte
 	// Now is the clock; default time.Now.
 	Now func() time.Time
+	// Listeners are told of every event (see EventListener).
+	Listeners []EventListener
 }
 
 // Service carries out App Access's use cases over a Store.
@@ -46,8 +48,9 @@ type Service struct {
 	devices  *expiringCache[string, string]      // user ID, by user ID + hardware ID
 	content  *expiringCache[string, *AppContent] // by app ID
 
-	credKey []byte
-	fileKey []byte
+	credKey   []byte
+	fileKey   []byte
+	listeners []EventListener
 }
 
 // NewService returns a Service over store.
@@ -84,6 +87,7 @@ func NewService(store Store, cfg Config) *Service {
 		content:   newExpiringCache[string, *AppContent](st, 4096, now),
 		credKey:   key,
 		fileKey:   cfg.FileKey,
+		listeners: cfg.Listeners,
 	}
 }
 

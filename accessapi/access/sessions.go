@@ -58,6 +58,7 @@ func (s *Service) Login(ctx context.Context, app *App, req LoginRequest) (*Sessi
 		return nil, wrapStore(err, "creating session")
 	}
 	s.recordLogin(ctx, &LastLogin{UserID: st.user.ID, IP: req.IP, At: now})
+	s.emit(ctx, Event{Kind: EventLoggedIn, At: now, AppID: app.ID, UserID: st.user.ID})
 	return &SessionGrant{Token: token, ExpiresAt: sess.ExpiresAt}, nil
 }
 
@@ -85,8 +86,11 @@ func (s *Service) Logout(ctx context.Context, app *App, token string) error {
 	if sess.AppID != app.ID {
 		return errSessionInvalid
 	}
-	s.sessions.remove(h)
-	return wrapStore(s.store.DeleteSession(ctx, h), "deleting session")
+	if err := s.store.DeleteSession(ctx, h); err != nil {
+		return wrapStore(err, "deleting session")
+	}
+	s.emit(ctx, Event{Kind: EventLoggedOut, AppID: app.ID, UserID: sess.UserID, SessionHash: h})
+	return nil
 }
 
 // DeleteExpiredSessions removes sessions that expired more than grace ago

@@ -62,6 +62,7 @@ func (s *Service) SignUp(ctx context.Context, app *App, req SignUpRequest) (*Use
 	if err := s.checkDevice(ctx, app, u.ID, req.HardwareID); err != nil {
 		return nil, err
 	}
+	s.emit(ctx, Event{Kind: EventUserSignedUp, AppID: app.ID, UserID: u.ID})
 	return &UserView{ID: u.ID, AppID: app.ID, Username: u.Username}, nil
 }
 
