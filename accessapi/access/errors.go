@@ -3,6 +3,7 @@ package access
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Code is a stable, machine-readable reason for a refused request.
@@ -41,6 +42,9 @@ type Error struct {
 	Code   Code
 	Detail string
 	Fields []FieldError
+	// RetryAfter, when set, is how long the client should wait before
+	// trying again (the Retry-After header).
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Code, e.Detail) }

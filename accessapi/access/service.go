@@ -24,6 +24,9 @@ type Config struct {
 	Argon2 Argon2Params
 	// HashConcurrency bounds concurrent password hashes. Default GOMAXPROCS.
 	HashConcurrency int
+	// HashQueue bounds the password checks waiting for one of those
+	// slots; more are refused at once with 503. Default 8 × HashConcurrency.
+	HashQueue int
 	// FileKey encrypts files marked encrypted (AES-256-GCM); nil disables
 	// encrypted uploads.
 	FileKey []byte
@@ -75,7 +78,7 @@ func NewService(store Store, cfg Config) *Service {
 	n, now, st := cfg.CacheEntries, cfg.Now, cfg.Staleness
 	return &Service{
 		store:     store,
-		hasher:    NewPasswordHasher(cfg.Argon2, cfg.HashConcurrency),
+		hasher:    NewPasswordHasher(cfg.Argon2, cfg.HashConcurrency, cfg.HashQueue),
 		now:       now,
 		staleness: st,
 		apps:      newExpiringCache[string, *App](st, n, now),
