@@ -57,6 +57,7 @@ func NewHandler(service ServiceFunc, logger *zap.Logger) *Handler {
 		"DELETE /apps/{app}/users/{user}/devices":  userAction((*access.Service).ResetDevices),
 		"DELETE /apps/{app}/users/{user}/sessions": userAction((*access.Service).EndSessions),
 		"POST /apps/{app}/users/{user}/grant":      h.grant,
+		"POST /apps/{app}/users/{user}/password":   h.resetPassword,
 		"GET /apps/{app}/variables":                h.listVariables,
 		"PUT /apps/{app}/variables/{name}":         h.setVariable,
 		"DELETE /apps/{app}/variables/{name}":      h.deleteVariable,
@@ -122,11 +123,13 @@ type appSettingsJSON struct {
 	SessionTTL        *string `json:"session_ttl"`
 
 	TokenRequiresHardwareID *bool `json:"token_requires_hardware_id"`
+	MaxSessions             *int  `json:"max_sessions"`
 }
 
 func (b appSettingsJSON) settings() (access.AppSettings, error) {
 	st := access.AppSettings{Name: b.Name, DeviceAuth: b.DeviceAuth, AnonymousAccess: b.AnonymousAccess,
-		MaxDevices: b.MaxDevices, MinPasswordLength: b.MinPasswordLength, TokenRequiresHardwareID: b.TokenRequiresHardwareID}
+		MaxDevices: b.MaxDevices, MinPasswordLength: b.MinPasswordLength, TokenRequiresHardwareID: b.TokenRequiresHardwareID,
+		MaxSessions: b.MaxSessions}
 	if b.SessionTTL != nil {
 		d, err := time.ParseDuration(*b.SessionTTL)
 		if err != nil {
@@ -461,6 +464,19 @@ func (h *Handler) listFiles(w http.ResponseWriter, r *http.Request, svc *access.
 
 func (h *Handler) deleteFile(w http.ResponseWriter, r *http.Request, svc *access.Service) error {
 	if err := svc.DeleteFile(r.Context(), r.PathValue("app"), r.PathValue("file")); err != nil {
+		return err
+	}
+	return noContent(w)
+}
+
+func (h *Handler) resetPassword(w http.ResponseWriter, r *http.Request, svc *access.Service) error {
+	var b struct {
+		Password string `json:"password"`
+	}
+	if err := clientapi.DecodeJSON(w, r, &b); err != nil {
+		return err
+	}
+	if err := svc.ResetPassword(r.Context(), r.PathValue("app"), r.PathValue("user"), b.Password); err != nil {
 		return err
 	}
 	return noContent(w)

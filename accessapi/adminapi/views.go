@@ -1,6 +1,7 @@
 package adminapi
 
 import (
+	"cmp"
 	"strings"
 	"time"
 
@@ -21,6 +22,7 @@ type appJSON struct {
 	// TokenRequiresHardwareID makes x-hardware-id required on token
 	// requests of a device-authenticated application.
 	TokenRequiresHardwareID bool   `json:"token_requires_hardware_id"`
+	MaxSessions             int    `json:"max_sessions"`
 	CreatedAt               string `json:"created_at"`
 }
 
@@ -28,7 +30,8 @@ func appView(a *access.App, secret string) appJSON {
 	return appJSON{ID: a.ID, Name: a.Name, APIKey: a.APIKey, APISecret: secret, DeviceAuth: a.DeviceAuth,
 		AnonymousAccess: a.AnonymousAccess, MaxDevices: a.MaxDevices, MinPasswordLength: a.MinPasswordLength,
 		SessionTTL: shortDuration(a.SessionTTL), TokenRequiresHardwareID: a.TokenRequiresHardwareID,
-		CreatedAt: clientapi.RFC3339(a.CreatedAt)}
+		MaxSessions: cmp.Or(a.MaxSessions, access.DefaultMaxSessions),
+		CreatedAt:   clientapi.RFC3339(a.CreatedAt)}
 }
 
 // shortDuration formats d as time.ParseDuration reads it, without zero

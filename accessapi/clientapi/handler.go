@@ -48,6 +48,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		route = h.logout
 	case path == "/activate_license":
 		route = h.activateLicense
+	case path == "/auth/change_password":
+		route = h.changePassword
 	case path == "/app_context":
 		route, method = h.appContext, http.MethodGet
 	case strings.HasPrefix(path, "/files/") && !strings.Contains(path[len("/files/"):], "/"):
@@ -200,4 +202,25 @@ func remoteIP(r *http.Request) string {
 		host = host[:i]
 	}
 	return strings.Trim(host, "[]")
+}
+
+type changePasswordBody struct {
+	Username    string `json:"username"`
+	OldPassword string `json:"old_password"`
+	NewPassword string `json:"new_password"`
+}
+
+func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, app *access.App) error {
+	var b changePasswordBody
+	if err := DecodeJSON(w, r, &b); err != nil {
+		return err
+	}
+	err := h.svc().ChangePassword(r.Context(), app, access.PasswordChange{Username: b.Username, OldPassword: b.OldPassword,
+		NewPassword: b.NewPassword, Token: BearerToken(r)})
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusNoContent)
+	return nil
 }
