@@ -78,6 +78,10 @@ type App struct {
 	// waiting. Default: 8 × hash_concurrency.
 	HashQueue int `json:"hash_queue,omitempty"`
 
+	// Throttle sets the thresholds of the throttling of failed
+	// credentials, license codes, application secrets and sign-ups.
+	Throttle *ThrottleConfig `json:"throttle,omitempty"`
+
 	uri, dataDir, fileKey string
 	logger                *zap.Logger
 	live                  atomic.Pointer[running]
@@ -169,6 +173,7 @@ func (a *App) Start() error {
 		CredentialCacheTTL: time.Duration(a.CredentialCacheTTL),
 		HashConcurrency:    a.HashConcurrency,
 		HashQueue:          a.HashQueue,
+		Throttle:           a.Throttle.policy(),
 		FileKey:            fileKey,
 	})
 	a.live.Store(&running{svc: svc, store: store, api: clientapi.NewHandler(svc, clientIP, a.logger)})
@@ -223,6 +228,9 @@ func (a *App) cleanExpiredSessions(svc *access.Service) {
 			// Expired sessions are kept a day so clients are told
 			// session_expired rather than invalid.
 			n, err := svc.DeleteExpiredSessions(ctx, 24*time.Hour)
+			if _, ferr := svc.DeleteExpiredFailures(ctx); ferr != nil {
+				a.logger.Warn("deleting expired failed attempts", zap.Error(ferr))
+			}
 			cancel()
 			if err != nil {
 				a.logger.Warn("deleting expired sessions", zap.Error(err))

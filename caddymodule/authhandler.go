@@ -128,6 +128,7 @@ func (h *AuthHandler) ServeHTTP(w http.ResponseWriter, r *http.Request, next cad
 		clientapi.WriteProblem(w, h.logger, err)
 		return nil
 	}
+	r = r.WithContext(access.WithClientAddress(r.Context(), clientIP(r)))
 	auth := clientapi.Authenticator{Service: live.svc}
 	app, user, err := auth.User(r, *h.RequireActiveMembership)
 	if err == nil && len(h.Apps) > 0 && !slices.Contains(h.Apps, app.ID) {

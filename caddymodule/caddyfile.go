@@ -31,6 +31,10 @@ func init() {
 //		credential_cache_ttl     <duration>
 //		session_cleanup_interval <duration>
 //		hash_concurrency         <n>
+//		hash_queue               <n>
+//		throttle {
+//			...                  (see unmarshalThrottle)
+//		}
 //	}
 func parseGlobalOption(d *caddyfile.Dispenser, _ any) (any, error) {
 	app := new(App)
@@ -48,6 +52,14 @@ func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	}
 	for d.NextBlock(0) {
 		key := d.Val()
+		if key == "throttle" {
+			t, err := unmarshalThrottle(d)
+			if err != nil {
+				return err
+			}
+			a.Throttle = t
+			continue
+		}
 		var arg string
 		if !d.AllArgs(&arg) {
 			return d.ArgErr()

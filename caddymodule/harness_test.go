@@ -129,7 +129,20 @@ type server struct {
 	// logDir, when set, holds every log of the server: all.log (every
 	// logger at DEBUG) and one access log per site.
 	logDir string
+	// throttled keeps the default throttling; other tests, whose clients
+	// all come from one loopback address, raise its thresholds.
+	throttled bool
 }
+
+// relaxedThrottle lets one address fail as often as the functional tests do.
+const relaxedThrottle = `throttle {
+			account_address_free 100000
+			address_free 100000
+			account_free 100000
+			code_free 100000
+			secret_free 100000
+			sign_ups_per_address 100000
+		}`
 
 // startServer loads a config with the client API on apiPort and, when
 // upstream is set, the guard in front of it on guardPort.
@@ -144,6 +157,21 @@ func startServer(t *testing.T, upstream string, guardOptions string) *server {
 func startLoggedServer(t *testing.T, upstream, logDir string) *server {
 	t.Helper()
 	s := &server{t: t, tester: newTester(t), database: storetest.DatabaseName(t), logDir: logDir}
+	s.tester.InitServer(s.config(upstream, ""), "caddyfile")
+	return s
+}
+
+func (s *server) throttleBlock() string {
+	if s.throttled {
+		return ""
+	}
+	return relaxedThrottle
+}
+
+// startThrottledServer is startServer with the default throttling.
+func startThrottledServer(t *testing.T, upstream string) *server {
+	t.Helper()
+	s := &server{t: t, tester: newTester(t), database: storetest.DatabaseName(t), throttled: true}
 	s.tester.InitServer(s.config(upstream, ""), "caddyfile")
 	return s
 }
@@ -169,6 +197,7 @@ func (s *server) config(upstream, guardOptions string) string {
 		mongodb_uri "%s"
 		database %s
 		staleness 5s
+		%s
 	}
 }
 
@@ -176,7 +205,7 @@ func (s *server) config(upstream, guardOptions string) string {
 	%s
 	app_access_api
 }
-`, globalOptions(), s.logBlock("all"), storetest.URI(s.t), s.database, apiPort, s.logBlock("api"))
+`, globalOptions(), s.logBlock("all"), storetest.URI(s.t), s.database, s.throttleBlock(), apiPort, s.logBlock("api"))
 	if upstream != "" {
 		cfg += fmt.Sprintf(`
 :%d {

@@ -32,6 +32,13 @@ func (s *Service) SignUpWithLicense(ctx context.Context, app *App, code, hardwar
 	if len(fields) > 0 {
 		return nil, Invalid(fields...)
 	}
+	addr := ClientAddress(ctx)
+	if err := s.throttle.checkSignUp(app, addr); err != nil {
+		return nil, err
+	}
+	if err := s.throttle.checkCode(app, addr); err != nil {
+		return nil, err
+	}
 	lic, err := s.licenseByCode(ctx, app, code)
 	if err != nil {
 		return nil, err
@@ -42,6 +49,9 @@ func (s *Service) SignUpWithLicense(ctx context.Context, app *App, code, hardwar
 		ActivationID: licenseActivationID(lic.ID), OccurredAt: s.Now(), SignUp: true,
 	}
 	if err := s.claim(ctx, use, lic.Grant); err != nil {
+		if CodeOf(err) == CodeLicenseUsed {
+			s.throttle.failCode(app, ClientAddress(ctx))
+		}
 		return nil, err
 	}
 	if err := s.finishUse(ctx, use, lic.Grant); err != nil {
@@ -50,6 +60,7 @@ func (s *Service) SignUpWithLicense(ctx context.Context, app *App, code, hardwar
 	if err := s.checkDevice(ctx, app, userID, hardwareID); err != nil {
 		return nil, err
 	}
+	s.throttle.signedUp(app, addr)
 	s.emit(ctx, Event{Kind: EventUserSignedUp, AppID: app.ID, UserID: userID, LicenseID: lic.ID})
 	// The new user's ledger holds exactly this activation.
 	a := activationOf(use, lic.Grant)
@@ -74,7 +85,10 @@ func (s *Service) ActivateLicense(ctx context.Context, app *App, req ActivateReq
 	if len(fields) > 0 {
 		return nil, Invalid(fields...)
 	}
-	st, err := s.passwordUser(ctx, app, req.Username, req.Password)
+	if err := s.throttle.checkCode(app, ClientAddress(ctx)); err != nil {
+		return nil, err
+	}
+	st, err := s.passwordUser(ctx, app, req.Username, req.Password, "")
 	if err != nil {
 		return nil, err
 	}
@@ -90,6 +104,9 @@ func (s *Service) ActivateLicense(ctx context.Context, app *App, req ActivateReq
 		ActivationID: licenseActivationID(lic.ID), OccurredAt: s.Now(),
 	}
 	if err := s.claim(ctx, use, lic.Grant); err != nil {
+		if CodeOf(err) == CodeLicenseUsed {
+			s.throttle.failCode(app, ClientAddress(ctx))
+		}
 		return nil, err
 	}
 	if err := s.finishUse(ctx, use, lic.Grant); err != nil {
@@ -100,13 +117,16 @@ func (s *Service) ActivateLicense(ctx context.Context, app *App, req ActivateReq
 }
 
 // licenseByCode finds the application's license with this code.
+// An unknown code counts against the client's address (see throttle.go).
 func (s *Service) licenseByCode(ctx context.Context, app *App, code string) (*License, error) {
 	id := LicenseID(app.ID, code)
 	if id == "" {
+		s.throttle.failCode(app, ClientAddress(ctx))
 		return nil, errLicenseInvalid
 	}
 	lic, err := s.store.LicenseByID(ctx, id)
 	if errors.Is(err, ErrNotFound) {
+		s.throttle.failCode(app, ClientAddress(ctx))
 		return nil, errLicenseInvalid
 	}
 	return lic, wrapStore(err, "reading license")

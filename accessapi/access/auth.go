@@ -14,19 +14,26 @@ import (
 // A missing, unknown or mismatched pair is a CodeInvalidApplication refusal.
 func (s *Service) AuthenticateApp(ctx context.Context, apiKey, apiSecret string) (*App, error) {
 	refused := Refusal(CodeInvalidApplication, "The application key and secret are not valid.")
+	addr := ClientAddress(ctx)
+	if err := s.throttle.checkSecret(addr); err != nil {
+		return nil, err
+	}
 	if apiKey == "" || apiSecret == "" || len(apiKey) > 256 || len(apiSecret) > 256 {
+		s.throttle.failSecret(addr)
 		return nil, refused
 	}
 	app, err := s.appByKey(ctx, apiKey)
 	if errors.Is(err, ErrNotFound) {
 		// Spend the same hashing work as a known key would.
 		secretMatches(apiSecret, "")
+		s.throttle.failSecret(addr)
 		return nil, refused
 	}
 	if err != nil {
 		return nil, err
 	}
 	if !secretMatches(apiSecret, app.SecretHash) {
+		s.throttle.failSecret(addr)
 		return nil, refused
 	}
 	return app, nil
@@ -101,7 +108,7 @@ func (s *Service) credentialUser(ctx context.Context, app *App, c Credentials) (
 	case c.Code != "":
 		return s.licenseUser(ctx, app, c.Code)
 	case c.Username != "" || c.Password != "":
-		return s.passwordUser(ctx, app, c.Username, c.Password)
+		return s.passwordUser(ctx, app, c.Username, c.Password, c.HardwareID)
 	}
 	return nil, errInvalidCredentials
 }
@@ -174,21 +181,29 @@ func (s *Service) session(ctx context.Context, tokenHash string) (*Session, erro
 // that was activated by an existing account is not a way into that account,
 // and is refused exactly like an unknown code.
 func (s *Service) licenseUser(ctx context.Context, app *App, code string) (*userState, error) {
+	addr := ClientAddress(ctx)
+	if err := s.throttle.checkCode(app, addr); err != nil {
+		return nil, err
+	}
+	refuse := func() (*userState, error) {
+		s.throttle.failCode(app, addr)
+		return nil, errInvalidCredentials
+	}
 	id := LicenseID(app.ID, code)
 	if id == "" {
-		return nil, errInvalidCredentials
+		return refuse()
 	}
 	use, ok := s.uses.get(id)
 	if !ok {
 		u, g, err := s.store.LicenseUseByID(ctx, id)
 		if errors.Is(err, ErrNotFound) {
-			return nil, errInvalidCredentials
+			return refuse()
 		}
 		if err != nil {
 			return nil, wrapStore(err, "reading license use")
 		}
 		if u.AppID != app.ID {
-			return nil, errInvalidCredentials
+			return refuse()
 		}
 		if err := s.completeUse(ctx, u, g); err != nil {
 			return nil, err
@@ -197,28 +212,37 @@ func (s *Service) licenseUser(ctx context.Context, app *App, code string) (*user
 		s.uses.set(id, use)
 	}
 	if !use.SignUp {
-		return nil, errInvalidCredentials
+		return refuse()
 	}
 	st, err := s.state(ctx, use.UserID)
 	if errors.Is(err, ErrNotFound) {
 		s.uses.remove(id)
-		return nil, errInvalidCredentials
+		return refuse()
 	}
 	return st, err
 }
 
-// passwordUser authenticates a username and password, returning the user's
-// state. Unknown users and wrong passwords take the same time and give the
-// same refusal. A verified pair is remembered for CredentialCacheTTL.
-func (s *Service) passwordUser(ctx context.Context, app *App, username, password string) (*userState, error) {
+// passwordUser authenticates a username and password sent with hardware
+// id hwid (possibly empty), returning the user's state. Unknown users and
+// wrong passwords take the same time, give the same refusal and are
+// throttled alike; the throttle is checked before anything else, the
+// cache of verified pairs included, so that its answer never depends on
+// whether the password is right. A verified pair is remembered for
+// CredentialCacheTTL.
+func (s *Service) passwordUser(ctx context.Context, app *App, username, password, hwid string) (*userState, error) {
 	if username == "" || password == "" || len(username) > 4*MaxUsernameLength || len(password) > MaxPasswordBytes {
 		return nil, errInvalidCredentials
 	}
 	key := UsernameKey(username)
+	account, addr := throttleKey("account", app.ID, key), ClientAddress(ctx)
+	if err := s.throttle.checkPassword(ctx, app, account, addr, hwid); err != nil {
+		return nil, err
+	}
 	ck := s.credentialKey(app.ID, key, password)
 	if c, ok := s.creds.get(ck); ok {
 		st, err := s.state(ctx, c.userID)
 		if err == nil {
+			s.throttle.passwordOK(ctx, app, account, addr, hwid)
 			return st, nil
 		}
 		if !errors.Is(err, ErrNotFound) {
@@ -239,6 +263,9 @@ func (s *Service) passwordUser(ctx context.Context, app *App, username, password
 		return nil, err
 	}
 	if !ok {
+		if err := s.throttle.failPassword(ctx, app, account, addr); err != nil {
+			return nil, err
+		}
 		return nil, errInvalidCredentials
 	}
 	st, err := s.state(ctx, acct.ID)
@@ -256,5 +283,6 @@ func (s *Service) passwordUser(ctx context.Context, app *App, username, password
 		return nil, err
 	}
 	s.creds.set(ck, credential{userID: acct.ID})
+	s.throttle.passwordOK(ctx, app, account, addr, hwid)
 	return st, nil
 }

@@ -19,7 +19,10 @@ type App struct {
 	// MaxSessions caps a user's open sessions: a login past it ends the
 	// oldest. 0 means DefaultMaxSessions.
 	MaxSessions int
-	CreatedAt   time.Time
+	// Throttle overrides the configured throttling thresholds for this
+	// application; zero fields keep the configured ones.
+	Throttle  ThrottlePolicy
+	CreatedAt time.Time
 }
 
 // User is an end user of one application. PasswordHash is empty for users

@@ -26,6 +26,7 @@ const (
 	CodeNotFound               Code = "not_found"
 	CodeConflict               Code = "conflict"
 	CodePayloadTooLarge        Code = "payload_too_large"
+	CodeTooManyAttempts        Code = "too_many_attempts"
 	CodeUnavailable            Code = "unavailable"
 	CodeInternal               Code = "internal_error"
 )

@@ -28,7 +28,7 @@ func (s *Service) ChangePassword(ctx context.Context, app *App, req PasswordChan
 	if len(fields) > 0 {
 		return Invalid(fields...)
 	}
-	st, err := s.passwordUser(ctx, app, req.Username, req.OldPassword)
+	st, err := s.passwordUser(ctx, app, req.Username, req.OldPassword, "")
 	if err != nil {
 		return err
 	}

@@ -34,6 +34,9 @@ type Config struct {
 	Now func() time.Time
 	// Listeners are told of every event (see EventListener).
 	Listeners []EventListener
+	// Throttle sets the throttling thresholds; zero fields take
+	// DefaultThrottlePolicy's. Applications may override them.
+	Throttle ThrottlePolicy
 }
 
 // Service carries out App Access's use cases over a Store.
@@ -54,6 +57,7 @@ type Service struct {
 	credKey   []byte
 	fileKey   []byte
 	listeners []EventListener
+	throttle  *throttler
 }
 
 // NewService returns a Service over store.
@@ -91,6 +95,7 @@ func NewService(store Store, cfg Config) *Service {
 		credKey:   key,
 		fileKey:   cfg.FileKey,
 		listeners: cfg.Listeners,
+		throttle:  newThrottler(cfg.Throttle, store, n, now),
 	}
 }
 

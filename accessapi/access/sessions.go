@@ -96,6 +96,14 @@ func (s *Service) Logout(ctx context.Context, app *App, token string) error {
 	return nil
 }
 
+// DeleteExpiredFailures removes failed attempts that no longer count.
+func (s *Service) DeleteExpiredFailures(ctx context.Context) (int64, error) {
+	p := s.throttle.global
+	// Kept a day at least, for applications that set a longer window.
+	n, err := s.store.DeleteFailuresBefore(ctx, s.Now().Add(-max(p.Window, 24*time.Hour)))
+	return n, wrapStore(err, "deleting expired failures")
+}
+
 // DeleteExpiredSessions removes sessions that expired more than grace ago
 // (kept that long so clients are told session_expired rather than invalid).
 func (s *Service) DeleteExpiredSessions(ctx context.Context, grace time.Duration) (int64, error) {

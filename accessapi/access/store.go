@@ -118,4 +118,5 @@ type Store interface {
 	DeviceStore
 	SessionStore
 	ContentStore
+	AttemptStore
 }

@@ -45,6 +45,10 @@ func (s *Service) SignUp(ctx context.Context, app *App, req SignUpRequest) (*Use
 	if len(fields) > 0 {
 		return nil, Invalid(fields...)
 	}
+	addr := ClientAddress(ctx)
+	if err := s.throttle.checkSignUp(app, addr); err != nil {
+		return nil, err
+	}
 	hash, err := s.hasher.Hash(ctx, req.Password)
 	if err != nil {
 		return nil, err
@@ -62,6 +66,8 @@ func (s *Service) SignUp(ctx context.Context, app *App, req SignUpRequest) (*Use
 	if err := s.checkDevice(ctx, app, u.ID, req.HardwareID); err != nil {
 		return nil, err
 	}
+	s.throttle.signedUp(app, addr)
+	s.throttle.remember(ctx, throttleKey("account", app.ID, UsernameKey(u.Username)), addr, req.HardwareID)
 	s.emit(ctx, Event{Kind: EventUserSignedUp, AppID: app.ID, UserID: u.ID})
 	return &UserView{ID: u.ID, AppID: app.ID, Username: u.Username}, nil
 }

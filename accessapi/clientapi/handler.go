@@ -65,6 +65,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			Title: "Method not allowed", Status: http.StatusMethodNotAllowed, Detail: "Use " + method + " for this endpoint.", Code: "method_not_allowed"})
 		return
 	}
+	r = r.WithContext(access.WithClientAddress(r.Context(), h.clientIP(r)))
 	app, err := h.auth.App(r)
 	if err == nil {
 		err = route(w, r, app)

@@ -45,6 +45,7 @@ var statusOf = map[access.Code]int{
 	access.CodeNotFound:               http.StatusNotFound,
 	access.CodeConflict:               http.StatusConflict,
 	access.CodePayloadTooLarge:        http.StatusRequestEntityTooLarge,
+	access.CodeTooManyAttempts:        http.StatusTooManyRequests,
 	access.CodeUnavailable:            http.StatusServiceUnavailable,
 	access.CodeInternal:               http.StatusInternalServerError,
 }
@@ -65,6 +66,7 @@ var titleOf = map[access.Code]string{
 	access.CodeNotFound:               "Not found",
 	access.CodeConflict:               "Conflict",
 	access.CodePayloadTooLarge:        "Payload too large",
+	access.CodeTooManyAttempts:        "Too many attempts",
 	access.CodeUnavailable:            "Service unavailable",
 	access.CodeInternal:               "Internal error",
 }

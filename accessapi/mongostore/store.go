@@ -34,6 +34,8 @@ const (
 	collVariables    = "variables"
 	collFiles        = "files"
 	bucketFiles      = "file_contents"
+	collFailures     = "failures"
+	collKnownSources = "known_sources"
 )
 
 // Store is the MongoDB implementation of access.Store.
@@ -56,7 +58,8 @@ func (s *Store) EnsureIndexes(ctx context.Context) error {
 	// Every collection exists from the start, so an engine-specific step
 	// that runs after this one (the embedded store's _id index) covers all.
 	for _, name := range []string{collApps, collAccounts, collUsers, collDeletedUsers, collBans, collLastLogins, collLedger,
-		collLicenses, collLicenseUses, collDevices, collSessions, collVariables, collFiles, bucketFiles + ".files", bucketFiles + ".chunks"} {
+		collLicenses, collLicenseUses, collDevices, collSessions, collVariables, collFiles, bucketFiles + ".files", bucketFiles + ".chunks",
+		collFailures, collKnownSources} {
 		if err := s.db.CreateCollection(ctx, name); err != nil && !isNamespaceExists(err) {
 			return fmt.Errorf("creating collection %s: %w", name, err)
 		}
@@ -77,6 +80,8 @@ func (s *Store) EnsureIndexes(ctx context.Context) error {
 		{collDevices, bson.D{{Key: "user_id", Value: 1}}, false},
 		{collVariables, bson.D{{Key: "app_id", Value: 1}}, false},
 		{collFiles, bson.D{{Key: "app_id", Value: 1}}, false},
+		{collFailures, bson.D{{Key: "key", Value: 1}, {Key: "at", Value: 1}}, false},
+		{collFailures, bson.D{{Key: "at", Value: 1}}, false},
 	} {
 		m := mongo.IndexModel{Keys: ix.keys, Options: options.Index().SetUnique(ix.unique)}
 		if _, err := s.db.Collection(ix.coll).Indexes().CreateOne(ctx, m); err != nil {

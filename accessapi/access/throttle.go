@@ -1,0 +1,162 @@
+package access
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"time"
+)
+
+// Throttling: every path that checks a secret counts its failures and,
+// past a number of free failures, makes the next attempt wait, doubling the
+// wait with each further failure. A throttled attempt is refused before any
+// hash is computed (429 too_many_attempts with Retry-After), and is not
+// counted. The counters:
+//
+//   - per account and address: the owner mistyping from their machine;
+//   - per address, across accounts: credential stuffing from one place;
+//   - per account, across addresses, with a higher bound: a distributed
+//     attack on one account. It is skipped for an address or hardware id
+//     that has logged in to the account before, so an account under attack
+//     still admits its owner;
+//   - per address, for license codes and for application secrets;
+//   - sign-ups per address (accounts created, not failures).
+//
+// Unknown and existing usernames are counted alike. The per-account
+// counters and known sources live in the store, so every instance sees
+// them; the per-address ones live in this instance's memory, bounded.
+
+// ThrottlePolicy holds the thresholds. Zero fields take the defaults of
+// DefaultThrottlePolicy.
+type ThrottlePolicy struct {
+	// AccountAddressFree is the failures of one account from one address
+	// before waits begin. Default 5.
+	AccountAddressFree int `json:"account_address_free,omitempty"`
+	// AddressFree is the password failures of one address across accounts
+	// before waits begin. Default 20.
+	AddressFree int `json:"address_free,omitempty"`
+	// AccountFree is the failures of one account across addresses before
+	// waits begin for addresses and devices it does not know. Default 50.
+	AccountFree int `json:"account_free,omitempty"`
+	// CodeFree is the failed license codes of one address. Default 10.
+	CodeFree int `json:"code_free,omitempty"`
+	// SecretFree is the wrong application secrets of one address.
+	// Default 10.
+	SecretFree int `json:"secret_free,omitempty"`
+	// SignUpsPerAddress is the accounts one address may create per
+	// Window. Default 20.
+	SignUpsPerAddress int `json:"sign_ups_per_address,omitempty"`
+	// FirstDelay is the wait after the first failure past the free ones;
+	// each further failure doubles it. Default 1s.
+	FirstDelay time.Duration `json:"first_delay,omitempty"`
+	// MaxDelay caps the wait. Default 15m.
+	MaxDelay time.Duration `json:"max_delay,omitempty"`
+	// Window is how long a failure counts: a counter whose last failure is
+	// older starts again from zero. Default 1h.
+	Window time.Duration `json:"window,omitempty"`
+}
+
+// DefaultThrottlePolicy is what a careful operator would pick: a user who
+// mistypes a few times never waits; a guesser gets a handful of tries per
+// hour and account. (Keygen allows 5 attempts a minute on its credential
+// endpoints, per account and address.)
+var DefaultThrottlePolicy = ThrottlePolicy{
+	AccountAddressFree: 5, AddressFree: 20, AccountFree: 50, CodeFree: 10, SecretFree: 10,
+	SignUpsPerAddress: 20, FirstDelay: time.Second, MaxDelay: 15 * time.Minute, Window: time.Hour,
+}
+
+// Or returns p with its zero fields taken from q.
+func (p ThrottlePolicy) Or(q ThrottlePolicy) ThrottlePolicy {
+	pick := func(a, b int) int {
+		if a > 0 {
+			return a
+		}
+		return b
+	}
+	pickD := func(a, b time.Duration) time.Duration {
+		if a > 0 {
+			return a
+		}
+		return b
+	}
+	return ThrottlePolicy{
+		AccountAddressFree: pick(p.AccountAddressFree, q.AccountAddressFree),
+		AddressFree:        pick(p.AddressFree, q.AddressFree),
+		AccountFree:        pick(p.AccountFree, q.AccountFree),
+		CodeFree:           pick(p.CodeFree, q.CodeFree),
+		SecretFree:         pick(p.SecretFree, q.SecretFree),
+		SignUpsPerAddress:  pick(p.SignUpsPerAddress, q.SignUpsPerAddress),
+		FirstDelay:         pickD(p.FirstDelay, q.FirstDelay),
+		MaxDelay:           pickD(p.MaxDelay, q.MaxDelay),
+		Window:             pickD(p.Window, q.Window),
+	}
+}
+
+// wait is how long after the last of n failures the next attempt must
+// wait, when the first free failures cost nothing: FirstDelay after the
+// free ones, doubling with each further failure, at most MaxDelay.
+func (p ThrottlePolicy) wait(n, free int) time.Duration {
+	if n < free {
+		return 0
+	}
+	d := p.FirstDelay
+	for i := free; i < n && d < p.MaxDelay; i++ {
+		d *= 2
+	}
+	return min(d, p.MaxDelay)
+}
+
+// retryIn is how long from now an attempt must wait, given a counter's
+// failures and the time of the last one; 0 means it may go ahead.
+func (p ThrottlePolicy) retryIn(n, free int, last, now time.Time) time.Duration {
+	if n == 0 || now.Sub(last) >= p.Window {
+		return 0
+	}
+	return max(last.Add(p.wait(n, free)).Sub(now), 0)
+}
+
+// AttemptStore keeps the per-account failures and the sources (addresses
+// and hardware ids) that logged in to an account, so that every instance
+// throttles alike. Keys and sources are hashes. Each failure is its own
+// record: no counter is read, changed and written back.
+type AttemptStore interface {
+	AddFailure(ctx context.Context, key string, at time.Time) error
+	// Failures counts the key's failures since a time and gives the last.
+	Failures(ctx context.Context, key string, since time.Time) (int, time.Time, error)
+	ClearFailures(ctx context.Context, key string) error
+	DeleteFailuresBefore(ctx context.Context, t time.Time) (int64, error)
+	// AddKnownSource records that source logged in to the account key.
+	AddKnownSource(ctx context.Context, key, source string, at time.Time) error
+	IsKnownSource(ctx context.Context, key, source string) (bool, error)
+}
+
+// errTooManyAttempts builds the throttling refusal.
+func errTooManyAttempts(wait time.Duration) *Error {
+	return &Error{Code: CodeTooManyAttempts, Detail: "Too many failed attempts; try again later.",
+		RetryAfter: max(wait, time.Second)}
+}
+
+// throttleKey hashes the parts of a counter's key, so the store holds no
+// username or address.
+func throttleKey(parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:20])
+}
+
+type clientAddressKey struct{}
+
+// WithClientAddress returns ctx carrying the client's address as the
+// server resolved it (honouring trusted proxies), which throttling keys on.
+func WithClientAddress(ctx context.Context, addr string) context.Context {
+	return context.WithValue(ctx, clientAddressKey{}, addr)
+}
+
+// ClientAddress is the address WithClientAddress put in ctx, or "".
+func ClientAddress(ctx context.Context) string {
+	a, _ := ctx.Value(clientAddressKey{}).(string)
+	return a
+}

@@ -1,0 +1,181 @@
+package access_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/appaccess/appaccess/accessapi/access"
+)
+
+// throttled is a service with a settable clock over a fresh store, with
+// one application whose user "owner" has an hour of membership.
+type throttled struct {
+	*fixture
+	clk *clock
+}
+
+func newThrottled(t *testing.T) *throttled {
+	f := newFixture(t, access.AppSettings{})
+	clk := &clock{now: time.Now()}
+	f.svc = access.NewService(f.store, access.Config{Argon2: cheapArgon2, Now: clk.Now})
+	tt := &throttled{fixture: f, clk: clk}
+	ctx := tt.from("192.0.2.1")
+	if _, err := f.svc.SignUp(ctx, f.app, access.SignUpRequest{Username: "owner", Password: "the-right-one-99"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.GrantUser(ctx, f.app.ID, mustUserID(t, f, "owner"), access.GrantRequest{Grant: minutesGrant(600)}); err != nil {
+		t.Fatal(err)
+	}
+	return tt
+}
+
+func (tt *throttled) from(addr string) context.Context {
+	return access.WithClientAddress(context.Background(), addr)
+}
+
+func (tt *throttled) login(addr, username, password string) error {
+	_, err := tt.svc.Login(tt.from(addr), tt.app, access.LoginRequest{Credentials: access.Credentials{Username: username, Password: password}})
+	return err
+}
+
+// retryAfter is the Retry-After of a throttling refusal, or 0.
+func retryAfter(t *testing.T, err error) time.Duration {
+	t.Helper()
+	var e *access.Error
+	if !errors.As(err, &e) || e.Code != access.CodeTooManyAttempts {
+		return 0
+	}
+	if e.RetryAfter <= 0 {
+		t.Fatalf("throttling refusal without Retry-After: %+v", e)
+	}
+	return e.RetryAfter
+}
+
+func TestThrottle_FailuresBackOffExponentiallyAndUnknownUsersAlike(t *testing.T) {
+	for _, username := range []string{"owner", "nobody-at-all"} {
+		t.Run(username, func(t *testing.T) {
+			tt := newThrottled(t)
+			addr := "198.51.100.7"
+			for i := range 5 {
+				wantCode(t, tt.login(addr, username, fmt.Sprintf("wrong-%d", i)), access.CodeInvalidCredentials)
+			}
+			for _, want := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second} {
+				err := tt.login(addr, username, "wrong-again")
+				if got := retryAfter(t, err); got != want {
+					t.Fatalf("throttled for %v (%v), want %v", got, err, want)
+				}
+				// Even the right password is refused while throttled: the
+				// answer never tells whether a guess was right.
+				if retryAfter(t, tt.login(addr, username, "the-right-one-99")) == 0 {
+					t.Fatal("the right password got through a throttled pair")
+				}
+				tt.clk.advance(want)
+				wantCode(t, tt.login(addr, username, "wrong-again"), access.CodeInvalidCredentials)
+			}
+		})
+	}
+}
+
+func TestThrottle_AnAccountUnderAttackStillAdmitsItsOwner(t *testing.T) {
+	tt := newThrottled(t)
+	home := "192.0.2.1"
+	if err := tt.login(home, "owner", "the-right-one-99"); err != nil {
+		t.Fatal(err)
+	}
+	laptop := access.Credentials{Username: "owner", Password: "the-right-one-99", HardwareID: "HW-OWNER-LAPTOP"}
+	if _, err := tt.svc.Authenticate(tt.from(home), tt.app, laptop, true); err != nil {
+		t.Fatal(err)
+	}
+	// 50 attackers, each from its own address, one guess each: the account
+	// counter fills up without any per-address counter doing so.
+	for i := range 50 {
+		wantCode(t, tt.login(fmt.Sprintf("203.0.113.%d", i+1), "owner", "guess"), access.CodeInvalidCredentials)
+	}
+	if retryAfter(t, tt.login("203.0.113.200", "owner", "guess")) == 0 {
+		t.Fatal("a 51st attacker address was not throttled by the account counter")
+	}
+	if retryAfter(t, tt.login("203.0.113.201", "owner", "the-right-one-99")) == 0 {
+		t.Fatal("an unknown address got in with the right password while the account is throttled")
+	}
+	// The owner, from the address they logged in from before, gets in.
+	if err := tt.login(home, "owner", "the-right-one-99"); err != nil {
+		t.Fatalf("the owner was locked out: %v", err)
+	}
+	// So does the owner's known device from a new address (a trip) ...
+	travel := tt.from("192.0.2.77")
+	if _, err := tt.svc.Authenticate(travel, tt.app, laptop, true); err != nil {
+		t.Fatalf("the owner's known device was held back: %v", err)
+	}
+	// ... but not an unknown device from an address never seen before.
+	stranger := laptop
+	stranger.HardwareID = "HW-SOMEONE-ELSE"
+	if _, err := tt.svc.Authenticate(tt.from("192.0.2.78"), tt.app, stranger, true); retryAfter(t, err) == 0 {
+		t.Fatalf("an unknown address and device: %v, want too_many_attempts", err)
+	}
+}
+
+func TestThrottle_OneAddressAcrossAccounts(t *testing.T) {
+	tt := newThrottled(t)
+	addr := "198.51.100.9"
+	for i := range 20 {
+		wantCode(t, tt.login(addr, fmt.Sprintf("victim%d", i), "guess"), access.CodeInvalidCredentials)
+	}
+	if retryAfter(t, tt.login(addr, "victim-new", "guess")) == 0 {
+		t.Fatal("credential stuffing from one address was not throttled")
+	}
+	// Another address is not affected.
+	wantCode(t, tt.login("198.51.100.10", "victim-new", "guess"), access.CodeInvalidCredentials)
+}
+
+func TestThrottle_LicenseCodesSecretsAndSignUps(t *testing.T) {
+	tt := newThrottled(t)
+	addr := "198.51.100.20"
+	ctx := tt.from(addr)
+	for range 10 {
+		_, err := tt.svc.SignUpWithLicense(ctx, tt.app, access.NewLicenseCode(), "")
+		wantCode(t, err, access.CodeLicenseInvalid)
+	}
+	code := tt.license(t, minutesGrant(60))
+	_, err := tt.svc.SignUpWithLicense(ctx, tt.app, code, "")
+	if retryAfter(t, err) == 0 {
+		t.Fatalf("an 11th code from one address: %v, want too_many_attempts", err)
+	}
+	// The header form counts against the same address.
+	_, err = tt.svc.Authenticate(ctx, tt.app, access.Credentials{Code: code}, true)
+	if retryAfter(t, err) == 0 {
+		t.Fatalf("a code in the header from a throttled address: %v", err)
+	}
+
+	for range 10 {
+		_, err := tt.svc.AuthenticateApp(ctx, tt.app.APIKey, "as_wrong")
+		wantCode(t, err, access.CodeInvalidApplication)
+	}
+	secret, err := tt.svc.RotateSecret(context.Background(), tt.app.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tt.svc.AuthenticateApp(ctx, tt.app.APIKey, secret); retryAfter(t, err) == 0 {
+		t.Fatalf("the right secret from an address that guessed 10 times: %v", err)
+	}
+	if _, err := tt.svc.AuthenticateApp(tt.from("198.51.100.21"), tt.app.APIKey, secret); err != nil {
+		t.Fatalf("another address: %v", err)
+	}
+
+	signUps := tt.from("198.51.100.30")
+	for i := range 20 {
+		if _, err := tt.svc.SignUp(signUps, tt.app, access.SignUpRequest{Username: fmt.Sprintf("new%d", i), Password: "fresh-secret-55"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err = tt.svc.SignUp(signUps, tt.app, access.SignUpRequest{Username: "one-more", Password: "fresh-secret-55"})
+	if retryAfter(t, err) == 0 {
+		t.Fatalf("a 21st sign-up from one address within the hour: %v", err)
+	}
+	tt.clk.advance(time.Hour)
+	if _, err := tt.svc.SignUp(signUps, tt.app, access.SignUpRequest{Username: "one-more", Password: "fresh-secret-55"}); err != nil {
+		t.Fatalf("after the window: %v", err)
+	}
+}
