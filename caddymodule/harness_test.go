@@ -241,6 +241,19 @@ func (r response) obj(key string) map[string]any {
 // request sends a request; body is JSON-encoded unless it is a string or nil.
 func request(t *testing.T, method, url string, headers map[string]string, body any) response {
 	t.Helper()
+	return requestWith(t, http.DefaultClient, method, url, headers, body)
+}
+
+// clientFrom is an HTTP client whose connections come from the loopback
+// address ip (any 127.x.y.z), so the server sees a distinct client.
+func clientFrom(ip string) *http.Client {
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
+	return &http.Client{Transport: &http.Transport{DialContext: d.DialContext}}
+}
+
+// requestWith is request through client.
+func requestWith(t *testing.T, client *http.Client, method, url string, headers map[string]string, body any) response {
+	t.Helper()
 	var rdr io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -262,7 +275,7 @@ func request(t *testing.T, method, url string, headers map[string]string, body a
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
-	res, err := http.DefaultClient.Do(req)
+	res, err := client.Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, url, err)
 	}
