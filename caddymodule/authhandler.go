@@ -11,6 +11,7 @@ import (
 
 	"github.com/appaccess/appaccess/accessapi/access"
 	"github.com/appaccess/appaccess/accessapi/clientapi"
+	"github.com/appaccess/appaccess/accessapi/httpx"
 )
 
 func init() {
@@ -121,7 +122,7 @@ func (h *AuthHandler) ServeHTTP(w http.ResponseWriter, r *http.Request, next cad
 	live, err := h.app.serving()
 	if err != nil {
 		w.Header().Set("Retry-After", "1")
-		clientapi.WriteProblem(w, h.logger, err)
+		httpx.WriteProblem(w, h.logger, err)
 		return nil
 	}
 	auth := clientapi.Authenticator{Service: live.svc}
@@ -133,7 +134,7 @@ func (h *AuthHandler) ServeHTTP(w http.ResponseWriter, r *http.Request, next cad
 		err = access.Refusal(access.CodeAuthenticationRequired, "Only logged in users are allowed to access")
 	}
 	if err != nil {
-		clientapi.WriteProblem(w, h.logger, err)
+		httpx.WriteProblem(w, h.logger, err)
 		return nil
 	}
 
@@ -156,7 +157,7 @@ func (h *AuthHandler) setIdentity(r *http.Request, app *access.App, u *access.Us
 	case u.Membership.IsLifetime:
 		expires = "lifetime"
 	case u.Membership.ExpiresAt != nil:
-		expires = clientapi.RFC3339(*u.Membership.ExpiresAt)
+		expires = httpx.RFC3339(*u.Membership.ExpiresAt)
 	}
 	repl := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
 	repl.Set("http.auth.user.id", u.ID)

@@ -25,6 +25,7 @@ const (
 	CodeNotFound               Code = "not_found"
 	CodeConflict               Code = "conflict"
 	CodePayloadTooLarge        Code = "payload_too_large"
+	CodeMethodNotAllowed       Code = "method_not_allowed"
 	CodeUnavailable            Code = "unavailable"
 	CodeInternal               Code = "internal_error"
 )
