@@ -27,9 +27,13 @@ func (APIHandler) CaddyModule() caddy.ModuleInfo {
 	return caddy.ModuleInfo{ID: "http.handlers.app_access_api", New: func() caddy.Module { return new(APIHandler) }}
 }
 
-// Provision finds the app_access app.
+// Provision finds the app_access app and keeps credentials out of the
+// server's request logs.
 func (h *APIHandler) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
+	if err := guardServerLogs(ctx); err != nil {
+		return err
+	}
 	app, err := appFrom(ctx)
 	h.app = app
 	return err

@@ -73,6 +73,11 @@ type App struct {
 	// number of CPUs.
 	HashConcurrency int `json:"hash_concurrency,omitempty"`
 
+	// HashQueue bounds the password checks that wait for a hashing slot;
+	// past it a login is answered 503 with Retry-After at once instead of
+	// waiting. Default: 8 × hash_concurrency.
+	HashQueue int `json:"hash_queue,omitempty"`
+
 	uri, dataDir, fileKey string
 	logger                *zap.Logger
 	live                  atomic.Pointer[running]
@@ -163,6 +168,7 @@ func (a *App) Start() error {
 		Staleness:          time.Duration(a.Staleness),
 		CredentialCacheTTL: time.Duration(a.CredentialCacheTTL),
 		HashConcurrency:    a.HashConcurrency,
+		HashQueue:          a.HashQueue,
 		FileKey:            fileKey,
 	})
 	a.live.Store(&running{svc: svc, store: store, api: clientapi.NewHandler(svc, clientIP, a.logger)})

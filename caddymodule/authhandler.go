@@ -66,9 +66,13 @@ func (AuthHandler) CaddyModule() caddy.ModuleInfo {
 	return caddy.ModuleInfo{ID: "http.handlers.app_access_auth", New: func() caddy.Module { return new(AuthHandler) }}
 }
 
-// Provision applies defaults and finds the app_access app.
+// Provision applies defaults, finds the app_access app and keeps
+// credentials out of the server's request logs.
 func (h *AuthHandler) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
+	if err := guardServerLogs(ctx); err != nil {
+		return err
+	}
 	if h.RequireActiveMembership == nil {
 		on := true
 		h.RequireActiveMembership = &on
@@ -138,11 +142,12 @@ func (h *AuthHandler) ServeHTTP(w http.ResponseWriter, r *http.Request, next cad
 		return nil
 	}
 
-	// The upstream never sees a secret or a user's credentials.
+	// The upstream never sees a secret or a user's credentials (the raw
+	// hardware id included).
 	if clientapi.BearerToken(r) != "" {
 		r.Header.Del("Authorization")
 	}
-	for _, name := range []string{clientapi.HeaderAPISecret, clientapi.HeaderPassword, clientapi.HeaderLicenseCode} {
+	for _, name := range []string{clientapi.HeaderAPISecret, clientapi.HeaderPassword, clientapi.HeaderLicenseCode, clientapi.HeaderHardwareID} {
 		r.Header.Del(name)
 	}
 	if user != nil {

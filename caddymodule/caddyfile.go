@@ -68,12 +68,12 @@ func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			*map[string]*caddy.Duration{"staleness": &a.Staleness, "credential_cache_ttl": &a.CredentialCacheTTL,
 				"session_cleanup_interval": &a.SessionCleanupInterval}[key] = caddy.Duration(dur)
-		case "hash_concurrency":
+		case "hash_concurrency", "hash_queue":
 			n, err := strconv.Atoi(arg)
 			if err != nil || n < 1 {
-				return d.Errf("hash_concurrency: must be a positive number")
+				return d.Errf("%s: must be a positive number", key)
 			}
-			a.HashConcurrency = n
+			*map[string]*int{"hash_concurrency": &a.HashConcurrency, "hash_queue": &a.HashQueue}[key] = n
 		default:
 			return d.Errf("unknown app_access option %q", key)
 		}

@@ -2,7 +2,9 @@ package caddymodule
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -46,19 +48,17 @@ func TestReload_KeepsOneMongoDBClient(t *testing.T) {
 
 func TestReload_KeepsTheEmbeddedStoreRunning(t *testing.T) {
 	dir := t.TempDir()
-	cfg := `{
-	admin localhost:2999
-	http_port 9080
-	auto_https off
+	cfg := fmt.Sprintf(`{
+	%s
 	app_access {
-		data_dir "` + dir + `"
+		data_dir "%s"
 	}
 }
-:9080 {
+:%d {
 	app_access_api
 }
-`
-	tester := caddytest.NewTester(t)
+`, globalOptions(), dir, apiPort)
+	tester := newTester(t)
 	tester.InitServer(cfg, "caddyfile")
 	first := activeApp(t).conn
 	if first.embedded == nil {
@@ -77,15 +77,18 @@ func TestReload_KeepsTheEmbeddedStoreRunning(t *testing.T) {
 
 func TestConfig_BadMongoDBURIIsOneClearError(t *testing.T) {
 	for _, uri := range []string{"postgres://nope", "mongodb://user:hunter2@host:notaport/"} {
-		caddytest.AssertLoadError(t, `{
-	admin localhost:2999
+		msg := loadError(t, fmt.Sprintf(`{
+	%s
 	app_access {
-		mongodb_uri "`+uri+`"
+		mongodb_uri "%s"
 	}
 }
-:9080 {
+:%d {
 	app_access_api
-}`, "caddyfile", "mongodb_uri")
+}`, globalOptions(), uri, apiPort))
+		if !strings.Contains(msg, "mongodb_uri") || strings.Contains(msg, "hunter2") {
+			t.Errorf("load error %q: want one naming mongodb_uri, without the password", msg)
+		}
 	}
 	// The password never appears in the error.
 	err := new(App)
@@ -192,5 +195,18 @@ func TestXcaddyJSON_ListsExactlyOurModules(t *testing.T) {
 	}
 	if !strings.HasPrefix(meta.CaddyVersion, "v2.") {
 		t.Fatalf("caddy_version %q", meta.CaddyVersion)
+	}
+}
+
+func TestHarness_LeavesTheUsersHomeAlone(t *testing.T) {
+	s := startServer(t, "", "")
+	createApp(t, nil)
+	s.tester.InitServer(s.config("", ""), "caddyfile") // a reload, which Caddy would autosave
+	// Checking the home's files would race with a real server beside the
+	// test; where Caddy and App Access write is what matters.
+	for _, p := range []string{caddy.ConfigAutosavePath, caddy.AppDataDir(), activeApp(t).dataDir} {
+		if rel, err := filepath.Rel(realHome, p); realHome == "" || err != nil || !strings.HasPrefix(rel, "..") {
+			t.Errorf("the test writes into the user's home: %s", p)
+		}
 	}
 }

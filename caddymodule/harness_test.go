@@ -5,50 +5,158 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddytest"
+	"github.com/caddyserver/certmagic"
 
 	"github.com/appaccess/appaccess/accessapi/storetest"
 )
 
 // Every test of this package talks to one in-process Caddy (the caddytest
-// harness, admin on localhost:2999); they must not run in parallel.
+// harness); they must not run in parallel. The process keeps to itself:
+// HOME and the XDG folders point into a temporary folder (Caddy writes its
+// autosave and data there, not in the user's home), configs turn
+// persist_config off, and every port is a free one picked at start, so a
+// test run never meets another run or a server on the same machine.
 
-func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
+// The ports of this test process, picked by TestMain.
+var (
+	adminPort, apiPort, guardPort, httpsPort int
 
-const (
-	apiBase   = "http://localhost:9080"
-	guardBase = "http://localhost:9081"
-	adminBase = "http://localhost:2999/app_access"
+	apiBase, guardBase, adminBase string
+
+	// realHome is the HOME the test process was started with.
+	realHome string
 )
+
+func TestMain(m *testing.M) {
+	realHome = os.Getenv("HOME")
+	home, err := os.MkdirTemp("", "aa-caddymodule-home-")
+	if err != nil {
+		panic(err)
+	}
+	for _, v := range []string{"HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"} {
+		_ = os.Setenv(v, home)
+	}
+	// Caddy derives these two from the environment when its package is
+	// initialised, before TestMain runs.
+	caddy.ConfigAutosavePath = filepath.Join(caddy.AppConfigDir(), "autosave.json")
+	caddy.DefaultStorage = &certmagic.FileStorage{Path: caddy.AppDataDir()}
+	ports := freePorts(4)
+	adminPort, apiPort, guardPort, httpsPort = ports[0], ports[1], ports[2], ports[3]
+	apiBase = fmt.Sprintf("http://localhost:%d", apiPort)
+	guardBase = fmt.Sprintf("http://localhost:%d", guardPort)
+	adminBase = fmt.Sprintf("http://localhost:%d/app_access", adminPort)
+	code := storetest.Main(m)
+	_ = os.RemoveAll(home)
+	os.Exit(code)
+}
+
+// freePorts returns n distinct loopback ports that were free a moment ago.
+func freePorts(n int) []int {
+	var ports []int
+	var held []net.Listener
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			panic(err)
+		}
+		held = append(held, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	for _, l := range held {
+		_ = l.Close()
+	}
+	return ports
+}
+
+// newTester returns a caddytest harness on this process's admin port.
+func newTester(t *testing.T) *caddytest.Tester {
+	return caddytest.NewTester(t).WithDefaultOverrides(caddytest.Config{AdminPort: adminPort})
+}
+
+// globalOptions are the global options every test config starts with.
+func globalOptions() string {
+	return fmt.Sprintf(`admin localhost:%d
+	persist_config off
+	http_port %d
+	https_port %d
+	auto_https off
+	grace_period 5s`, adminPort, apiPort, httpsPort)
+}
+
+// loadError loads a Caddyfile config that must fail and returns the error.
+func loadError(t *testing.T, caddyfile string) string {
+	t.Helper()
+	newTester(t) // makes sure the in-process Caddy runs
+	req, err := http.NewRequest("POST", fmt.Sprintf("http://localhost:%d/load", adminPort), strings.NewReader(caddyfile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "text/caddyfile")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	if res.StatusCode == http.StatusOK {
+		t.Fatalf("the config loaded; want an error")
+	}
+	return string(body)
+}
 
 // server is a running Caddy with App Access on a database of its own.
 type server struct {
 	t        *testing.T
 	tester   *caddytest.Tester
 	database string
+	// logDir, when set, holds every log of the server: all.log (every
+	// logger at DEBUG) and one access log per site.
+	logDir string
 }
 
-// startServer loads a config with the client API on :9080 and, when
-// upstream is set, the guard in front of it on :9081.
+// startServer loads a config with the client API on apiPort and, when
+// upstream is set, the guard in front of it on guardPort.
 func startServer(t *testing.T, upstream string, guardOptions string) *server {
 	t.Helper()
-	s := &server{t: t, tester: caddytest.NewTester(t), database: storetest.DatabaseName(t)}
+	s := &server{t: t, tester: newTester(t), database: storetest.DatabaseName(t)}
 	s.tester.InitServer(s.config(upstream, guardOptions), "caddyfile")
 	return s
 }
 
+// startLoggedServer is startServer with every log written into logDir.
+func startLoggedServer(t *testing.T, upstream, logDir string) *server {
+	t.Helper()
+	s := &server{t: t, tester: newTester(t), database: storetest.DatabaseName(t), logDir: logDir}
+	s.tester.InitServer(s.config(upstream, ""), "caddyfile")
+	return s
+}
+
+// logBlock is the log configuration of a site (or, for name "all", the
+// global one) when the server logs into logDir.
+func (s *server) logBlock(name string) string {
+	if s.logDir == "" {
+		return ""
+	}
+	level := ""
+	if name == "all" {
+		level = "level DEBUG"
+	}
+	return fmt.Sprintf("log {\n\t\toutput file %q\n\t\t%s\n\t}", filepath.Join(s.logDir, name+".log"), level)
+}
+
 func (s *server) config(upstream, guardOptions string) string {
 	cfg := fmt.Sprintf(`{
-	admin localhost:2999
-	http_port 9080
-	https_port 9443
-	auto_https off
-	grace_period 5s
+	%s
+	%s
 	app_access {
 		mongodb_uri "%s"
 		database %s
@@ -56,19 +164,21 @@ func (s *server) config(upstream, guardOptions string) string {
 	}
 }
 
-:9080 {
+:%d {
+	%s
 	app_access_api
 }
-`, storetest.URI(s.t), s.database)
+`, globalOptions(), s.logBlock("all"), storetest.URI(s.t), s.database, apiPort, s.logBlock("api"))
 	if upstream != "" {
 		cfg += fmt.Sprintf(`
-:9081 {
+:%d {
+	%s
 	app_access_auth {
 		%s
 	}
 	reverse_proxy %s
 }
-`, guardOptions, strings.TrimPrefix(upstream, "http://"))
+`, guardPort, s.logBlock("guard"), guardOptions, strings.TrimPrefix(upstream, "http://"))
 	}
 	return cfg
 }

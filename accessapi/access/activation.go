@@ -50,6 +50,7 @@ func (s *Service) SignUpWithLicense(ctx context.Context, app *App, code, hardwar
 	if err := s.checkDevice(ctx, app, userID, hardwareID); err != nil {
 		return nil, err
 	}
+	s.emit(ctx, Event{Kind: EventUserSignedUp, AppID: app.ID, UserID: userID, LicenseID: lic.ID})
 	// The new user's ledger holds exactly this activation.
 	a := activationOf(use, lic.Grant)
 	return &UserView{ID: userID, AppID: app.ID, Username: use.Username, Membership: MembershipOf([]Activation{a})}, nil
@@ -183,7 +184,7 @@ func (s *Service) appendActivation(ctx context.Context, use *LicenseUse, g Grant
 	if err := s.store.AppendActivation(ctx, &a); err != nil {
 		return wrapStore(err, "appending activation")
 	}
-	s.users.remove(use.UserID)
+	s.emit(ctx, Event{Kind: EventLicenseActivated, AppID: use.AppID, UserID: use.UserID, LicenseID: use.LicenseID})
 	return nil
 }
 
@@ -193,36 +194,4 @@ func activationOf(use *LicenseUse, g Grant) Activation {
 		LicenseID: use.LicenseID, OccurredAt: use.OccurredAt, Minutes: g.Minutes,
 		GrantsLifetimeAccess: g.GrantsLifetimeAccess, RevokesLifetimeAccess: g.RevokesLifetimeAccess,
 	}
-}
-
-// licenseUser authenticates a user by a license code they activated.
-func (s *Service) licenseUser(ctx context.Context, app *App, code string) (*userState, error) {
-	id := LicenseID(app.ID, code)
-	if id == "" {
-		return nil, errInvalidCredentials
-	}
-	use, ok := s.uses.get(id)
-	if !ok {
-		u, g, err := s.store.LicenseUseByID(ctx, id)
-		if errors.Is(err, ErrNotFound) {
-			return nil, errInvalidCredentials
-		}
-		if err != nil {
-			return nil, wrapStore(err, "reading license use")
-		}
-		if u.AppID != app.ID {
-			return nil, errInvalidCredentials
-		}
-		if err := s.completeUse(ctx, u, g); err != nil {
-			return nil, err
-		}
-		use = u
-		s.uses.set(id, use)
-	}
-	st, err := s.state(ctx, use.UserID)
-	if errors.Is(err, ErrNotFound) {
-		s.uses.remove(id)
-		return nil, errInvalidCredentials
-	}
-	return st, err
 }

@@ -44,13 +44,12 @@ func clampPage(limit int) int {
 
 // UserOf returns an application's user.
 func (s *Service) UserOf(ctx context.Context, appID, userID string) (*User, error) {
-	notFound := Refusal(CodeNotFound, "The user does not exist.")
 	if _, err := uuid.Parse(userID); err != nil {
-		return nil, notFound
+		return nil, notFound("user")
 	}
 	u, err := s.store.UserByID(ctx, userID)
 	if errors.Is(err, ErrNotFound) || (err == nil && u.AppID != appID) {
-		return nil, notFound
+		return nil, notFound("user")
 	}
 	return u, wrapStore(err, "reading user")
 }
@@ -104,7 +103,7 @@ func (s *Service) BanUser(ctx context.Context, appID, userID, reason string) err
 	if err != nil && !errors.Is(err, ErrDuplicate) {
 		return wrapStore(err, "banning user")
 	}
-	s.forgetUser(userID)
+	defer s.emit(ctx, Event{Kind: EventUserBanned, AppID: appID, UserID: userID})
 	return wrapStore(s.store.DeleteUserSessions(ctx, userID), "ending sessions")
 }
 
@@ -113,21 +112,25 @@ func (s *Service) UnbanUser(ctx context.Context, appID, userID string) error {
 	if _, err := s.UserOf(ctx, appID, userID); err != nil {
 		return err
 	}
-	s.forgetUser(userID)
 	err := s.store.DeleteBan(ctx, userID)
-	if errors.Is(err, ErrNotFound) {
-		return nil
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return wrapStore(err, "unbanning user")
 	}
-	return wrapStore(err, "unbanning user")
+	s.emit(ctx, Event{Kind: EventUserUnbanned, AppID: appID, UserID: userID})
+	return nil
 }
 
-// ResetDevices frees all of a user's device slots.
+// ResetDevices frees all of a user's device slots and ends the user's
+// sessions, which were bound to those devices.
 func (s *Service) ResetDevices(ctx context.Context, appID, userID string) error {
 	if _, err := s.UserOf(ctx, appID, userID); err != nil {
 		return err
 	}
-	s.forgetUser(userID)
-	return wrapStore(s.store.DeleteDevices(ctx, userID), "resetting devices")
+	defer s.emit(ctx, Event{Kind: EventDevicesReset, AppID: appID, UserID: userID})
+	if err := s.store.DeleteDevices(ctx, userID); err != nil {
+		return wrapStore(err, "resetting devices")
+	}
+	return wrapStore(s.store.DeleteUserSessions(ctx, userID), "ending sessions")
 }
 
 // EndSessions ends all of a user's sessions.
@@ -135,7 +138,7 @@ func (s *Service) EndSessions(ctx context.Context, appID, userID string) error {
 	if _, err := s.UserOf(ctx, appID, userID); err != nil {
 		return err
 	}
-	s.forgetUser(userID)
+	defer s.emit(ctx, Event{Kind: EventSessionsEnded, AppID: appID, UserID: userID})
 	return wrapStore(s.store.DeleteUserSessions(ctx, userID), "ending sessions")
 }
 
@@ -161,7 +164,7 @@ func (s *Service) GrantUser(ctx context.Context, appID, userID string, req Grant
 	if err := s.store.AppendActivation(ctx, a); err != nil {
 		return nil, wrapStore(err, "granting")
 	}
-	s.forgetUser(userID)
+	s.emit(ctx, Event{Kind: EventMembershipGranted, AppID: appID, UserID: userID})
 	return a, nil
 }
 
@@ -176,7 +179,8 @@ func (s *Service) DeleteUser(ctx context.Context, appID, userID string) error {
 	if err := s.store.MarkUserDeleted(ctx, userID); err != nil {
 		return wrapStore(err, "marking user deleted")
 	}
-	s.forgetUser(userID)
+	// The tombstone already makes the user unknown everywhere.
+	defer s.emit(ctx, Event{Kind: EventUserDeleted, AppID: appID, UserID: userID})
 	steps := []struct {
 		what string
 		do   func() error

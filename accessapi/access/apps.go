@@ -19,6 +19,8 @@ type AppSettings struct {
 	MaxDevices        *int
 	MinPasswordLength *int
 	SessionTTL        *time.Duration
+	// TokenRequiresHardwareID: see App.TokenRequiresHardwareID.
+	TokenRequiresHardwareID *bool
 }
 
 // Setting limits.
@@ -44,6 +46,9 @@ func (st AppSettings) applyTo(app *App) *Error {
 	}
 	if st.AnonymousAccess != nil {
 		app.AnonymousAccess = *st.AnonymousAccess
+	}
+	if st.TokenRequiresHardwareID != nil {
+		app.TokenRequiresHardwareID = *st.TokenRequiresHardwareID
 	}
 	if st.MaxDevices != nil {
 		if *st.MaxDevices < 1 || *st.MaxDevices > MaxDevicesLimit {
@@ -90,6 +95,7 @@ func (s *Service) CreateApp(ctx context.Context, st AppSettings) (*NewApp, error
 	if err := s.store.InsertApp(ctx, &app); err != nil {
 		return nil, wrapStore(err, "creating application")
 	}
+	s.emit(ctx, Event{Kind: EventAppCreated, AppID: app.ID, APIKey: app.APIKey})
 	return &NewApp{App: app, APISecret: secret}, nil
 }
 
@@ -97,7 +103,7 @@ func (s *Service) CreateApp(ctx context.Context, st AppSettings) (*NewApp, error
 func (s *Service) App(ctx context.Context, appID string) (*App, error) {
 	app, err := s.store.AppByID(ctx, appID)
 	if errors.Is(err, ErrNotFound) {
-		return nil, Refusal(CodeNotFound, "The application does not exist.")
+		return nil, notFound("application")
 	}
 	return app, wrapStore(err, "reading application")
 }
@@ -121,7 +127,7 @@ func (s *Service) UpdateApp(ctx context.Context, appID string, st AppSettings) (
 	if err := s.store.ReplaceApp(ctx, app); err != nil {
 		return nil, wrapStore(err, "updating application")
 	}
-	s.apps.remove(app.APIKey)
+	s.emit(ctx, Event{Kind: EventAppChanged, AppID: app.ID, APIKey: app.APIKey})
 	return app, nil
 }
 
@@ -136,7 +142,7 @@ func (s *Service) RotateSecret(ctx context.Context, appID string) (string, error
 	if err := s.store.ReplaceApp(ctx, app); err != nil {
 		return "", wrapStore(err, "rotating secret")
 	}
-	s.apps.remove(app.APIKey)
+	s.emit(ctx, Event{Kind: EventSecretRotated, AppID: app.ID, APIKey: app.APIKey})
 	return secret, nil
 }
 
@@ -150,6 +156,6 @@ func (s *Service) DeleteApp(ctx context.Context, appID string) error {
 	if err := s.store.DeleteApp(ctx, appID); err != nil {
 		return wrapStore(err, "deleting application")
 	}
-	s.apps.remove(app.APIKey)
+	s.emit(ctx, Event{Kind: EventAppDeleted, AppID: app.ID, APIKey: app.APIKey})
 	return nil
 }

@@ -86,7 +86,7 @@ func BenchmarkMembershipOf_HundredEntries(b *testing.B) {
 }
 
 func BenchmarkPasswordHasher_OWASP(b *testing.B) {
-	h := access.NewPasswordHasher(access.OWASPArgon2, 0)
+	h := access.NewPasswordHasher(access.OWASPArgon2, 0, 0)
 	hash, err := h.Hash(context.Background(), "password1")
 	if err != nil {
 		b.Fatal(err)

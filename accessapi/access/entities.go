@@ -13,7 +13,10 @@ type App struct {
 	MaxDevices        int
 	MinPasswordLength int
 	SessionTTL        time.Duration
-	CreatedAt         time.Time
+	// TokenRequiresHardwareID makes x-hardware-id required on token
+	// requests when DeviceAuth is on (a token always refuses another device).
+	TokenRequiresHardwareID bool
+	CreatedAt               time.Time
 }
 
 // User is an end user of one application. PasswordHash is empty for users

@@ -3,6 +3,7 @@ package access
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Code is a stable, machine-readable reason for a refused request.
@@ -42,6 +43,9 @@ type Error struct {
 	Code   Code
 	Detail string
 	Fields []FieldError
+	// RetryAfter, when set, is how long the client should wait before
+	// trying again (the Retry-After header).
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Code, e.Detail) }
@@ -75,8 +79,16 @@ var (
 	errSessionExpired     = Refusal(CodeSessionExpired, "The session has expired; log in again.")
 	errSessionInvalid     = Refusal(CodeInvalidCredentials, "The session token is not valid or the session has ended.")
 	errAnonymousRefused   = Refusal(CodeAuthenticationRequired, "Only logged in users are allowed to access")
-	errNotFound           = Refusal(CodeNotFound, "The resource does not exist.")
+
+	errSessionDeviceMismatch = Refusal(CodeDeviceMismatch, "The session was opened on another device.")
+	errSessionWithoutDevice  = Refusal(CodeDeviceRequired, "The session is not bound to a device; log in again with a hardware id.")
 )
+
+// notFound is the refusal for a resource (named in lower case, such as
+// "user") that does not exist, or belongs to another application.
+func notFound(resource string) *Error {
+	return Refusal(CodeNotFound, "The "+resource+" does not exist.")
+}
 
 // ErrDuplicate is returned by stores when an insert hits an existing unique key.
 var ErrDuplicate = errors.New("duplicate key")

@@ -60,7 +60,7 @@ func (s *Service) UploadFile(ctx context.Context, appID string, up FileUpload, r
 	if err := s.store.UploadFile(ctx, f, meta.reader(stored)); err != nil {
 		return nil, wrapStore(err, "storing file")
 	}
-	s.content.remove(appID)
+	s.emit(ctx, Event{Kind: EventContentChanged, AppID: appID})
 	return f, nil
 }
 
@@ -107,11 +107,11 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // FileOf returns an application's file.
 func (s *Service) FileOf(ctx context.Context, appID, fileID string) (*File, error) {
 	if _, err := uuid.Parse(fileID); err != nil {
-		return nil, errNotFound
+		return nil, notFound("file")
 	}
 	f, err := s.store.FileByID(ctx, fileID)
 	if errors.Is(err, ErrNotFound) || (err == nil && f.AppID != appID) {
-		return nil, Refusal(CodeNotFound, "The file does not exist.")
+		return nil, notFound("file")
 	}
 	return f, wrapStore(err, "reading file")
 }
@@ -160,6 +160,9 @@ func (s *Service) DeleteFile(ctx context.Context, appID, fileID string) error {
 	if _, err := s.FileOf(ctx, appID, fileID); err != nil {
 		return err
 	}
-	s.content.remove(appID)
-	return wrapStore(s.store.DeleteFile(ctx, fileID), "deleting file")
+	if err := s.store.DeleteFile(ctx, fileID); err != nil {
+		return wrapStore(err, "deleting file")
+	}
+	s.emit(ctx, Event{Kind: EventContentChanged, AppID: appID})
+	return nil
 }

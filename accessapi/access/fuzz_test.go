@@ -31,7 +31,7 @@ func FuzzLicenseID(f *testing.F) {
 }
 
 func FuzzDecodeArgon2(f *testing.F) {
-	h := NewPasswordHasher(Argon2Params{MemoryKiB: 8, Iterations: 1, Parallelism: 1}, 1)
+	h := NewPasswordHasher(Argon2Params{MemoryKiB: 8, Iterations: 1, Parallelism: 1}, 1, 0)
 	f.Add(h.dummy)
 	f.Add("$argon2id$v=19$m=65536,t=3,p=4$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA")
 	f.Add("$argon2id$v=19$m=99999999999,t=1,p=1$$")

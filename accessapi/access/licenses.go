@@ -68,6 +68,7 @@ func (s *Service) CreateLicenses(ctx context.Context, appID string, req LicenseR
 		}
 		return nil, wrapStore(err, "creating licenses")
 	}
+	s.emit(ctx, Event{Kind: EventLicensesCreated, AppID: appID, LicenseID: batch[0].ID, Count: len(batch)})
 	return out, nil
 }
 
@@ -122,7 +123,7 @@ func (s *Service) licenseStatus(ctx context.Context, l License) (*LicenseStatus,
 func (s *Service) LicenseOf(ctx context.Context, appID, licenseID string) (*LicenseStatus, error) {
 	l, err := s.store.LicenseByID(ctx, licenseID)
 	if errors.Is(err, ErrNotFound) || (err == nil && l.AppID != appID) {
-		return nil, Refusal(CodeNotFound, "The license does not exist.")
+		return nil, notFound("license")
 	}
 	if err != nil {
 		return nil, wrapStore(err, "reading license")
@@ -134,7 +135,7 @@ func (s *Service) LicenseOf(ctx context.Context, appID, licenseID string) (*Lice
 func (s *Service) LicenseByCode(ctx context.Context, appID, code string) (*LicenseStatus, error) {
 	id := LicenseID(appID, code)
 	if id == "" {
-		return nil, Refusal(CodeNotFound, "The license does not exist.")
+		return nil, notFound("license")
 	}
 	return s.LicenseOf(ctx, appID, id)
 }
@@ -148,5 +149,9 @@ func (s *Service) DeleteLicense(ctx context.Context, appID, licenseID string) er
 	if st.Use != nil {
 		return Refusal(CodeConflict, "The license has been used and cannot be deleted.")
 	}
-	return wrapStore(s.store.DeleteLicense(ctx, licenseID), "deleting license")
+	if err := s.store.DeleteLicense(ctx, licenseID); err != nil {
+		return wrapStore(err, "deleting license")
+	}
+	s.emit(ctx, Event{Kind: EventLicenseDeleted, AppID: appID, LicenseID: licenseID})
+	return nil
 }

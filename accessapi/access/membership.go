@@ -44,7 +44,8 @@ func (m Membership) IsActive(now time.Time) bool {
 // a repaired write can never grant twice.
 //
 // Each entry, at time t: revokes lifetime access if it says so, grants it if
-// it says so, then sets expires_at = max(expires_at, t) + minutes.
+// it says so, then sets expires_at = max(expires_at, t) + minutes, at most
+// MaxExpiry.
 func MembershipOf(ledger []Activation) Membership {
 	var m Membership
 	for _, a := range DistinctActivations(ledger) {
@@ -59,11 +60,26 @@ func MembershipOf(ledger []Activation) Membership {
 			if m.ExpiresAt != nil && m.ExpiresAt.After(base) {
 				base = *m.ExpiresAt
 			}
-			end := base.Add(time.Duration(*a.Minutes) * time.Minute)
+			end := addMinutes(base, *a.Minutes)
 			m.ExpiresAt = &end
 		}
 	}
 	return m
+}
+
+// MaxExpiry is the latest expiry a membership can reach: added time that
+// would go past it saturates there (it is also the last instant RFC 3339
+// can write).
+var MaxExpiry = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
+
+// addMinutes returns t plus minutes, saturating at MaxExpiry. It computes in
+// seconds, so no amount of minutes can overflow a time.Duration.
+func addMinutes(t time.Time, minutes int64) time.Time {
+	secs, last := t.Unix(), MaxExpiry.Unix()
+	if secs >= last || minutes > (last-secs)/60 {
+		return MaxExpiry
+	}
+	return time.Unix(secs+minutes*60, int64(t.Nanosecond())).UTC()
 }
 
 // DistinctActivations returns the ledger's entries in the order they
@@ -87,8 +103,8 @@ func DistinctActivations(ledger []Activation) []Activation {
 	return entries
 }
 
-// maxMinutes bounds one license or grant to about a thousand years, so the
-// membership arithmetic never overflows time.Duration.
+// maxMinutes bounds one license or grant to about a thousand years; the
+// membership arithmetic saturates anyway (addMinutes).
 const maxMinutes = 1000 * 366 * 24 * 60
 
 // Grant is what a license or an administrator's grant adds to a membership.

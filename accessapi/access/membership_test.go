@@ -94,3 +94,40 @@ func TestGrant_ValidateAppliesTheLicenseRules(t *testing.T) {
 		})
 	}
 }
+
+func TestMembershipOf_LargeGrantsNeverWrapAround(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	// 153,722,867 minutes is the last whole number of minutes a
+	// time.Duration holds; one more used to overflow into the past.
+	const durationLimit = int64(1<<63-1) / int64(time.Minute)
+	tests := []struct {
+		name    string
+		minutes []int64
+		want    time.Time
+	}{
+		{"the last minute a Duration holds", []int64{durationLimit}, time.Unix(t0.Unix()+durationLimit*60, 0).UTC()},
+		{"one minute more", []int64{durationLimit + 1}, time.Unix(t0.Unix()+(durationLimit+1)*60, 0).UTC()},
+		{"200,000,000 minutes", []int64{200_000_000}, time.Unix(t0.Unix()+200_000_000*60, 0).UTC()},
+		{"the largest grant the API accepts", []int64{maxMinutes}, time.Unix(t0.Unix()+maxMinutes*60, 0).UTC()},
+		{"grants summing past year 9999 saturate", []int64{maxMinutes, maxMinutes, maxMinutes, maxMinutes, maxMinutes,
+			maxMinutes, maxMinutes, maxMinutes, maxMinutes}, MaxExpiry},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var ledger []Activation
+			for i, m := range tt.minutes {
+				ledger = append(ledger, Activation{ID: string(rune('a' + i)), OccurredAt: t0, Minutes: minutes(m)})
+			}
+			got := MembershipOf(ledger)
+			if got.ExpiresAt == nil || !got.ExpiresAt.Equal(tt.want) {
+				t.Fatalf("expires at %v, want %v", got.ExpiresAt, tt.want)
+			}
+			if !got.IsActive(t0) || !got.ExpiresAt.After(t0) {
+				t.Fatalf("membership of %v minutes is not active: %+v", tt.minutes, got)
+			}
+			if _, err := got.ExpiresAt.MarshalJSON(); err != nil {
+				t.Fatalf("expiry cannot be written as JSON: %v", err)
+			}
+		})
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"time"
 
 	"golang.org/x/crypto/argon2"
 )
@@ -28,20 +29,27 @@ type Argon2Params struct {
 var OWASPArgon2 = Argon2Params{MemoryKiB: 19 * 1024, Iterations: 2, Parallelism: 1}
 
 // PasswordHasher hashes and verifies passwords with argon2id, running at most
-// a bounded number of hashes at once so a login storm cannot exhaust memory.
+// a bounded number of hashes at once so a login storm cannot exhaust memory,
+// and letting a bounded number wait: past that, a hash is refused at once
+// (ErrHashQueueFull) rather than making every login wait seconds.
 type PasswordHasher struct {
-	params Argon2Params
-	slots  chan struct{}
-	dummy  string
+	params  Argon2Params
+	slots   chan struct{} // one per running hash
+	tickets chan struct{} // one per running or waiting hash
+	dummy   string
 }
 
 // NewPasswordHasher returns a hasher with the given parameters that runs at
-// most concurrency hashes at once (GOMAXPROCS when zero).
-func NewPasswordHasher(params Argon2Params, concurrency int) *PasswordHasher {
+// most concurrency hashes at once (GOMAXPROCS when zero) and lets at most
+// queue more wait for a slot (8 × concurrency when zero).
+func NewPasswordHasher(params Argon2Params, concurrency, queue int) *PasswordHasher {
 	if concurrency <= 0 {
 		concurrency = runtime.GOMAXPROCS(0)
 	}
-	h := &PasswordHasher{params: params, slots: make(chan struct{}, concurrency)}
+	if queue <= 0 {
+		queue = 8 * concurrency
+	}
+	h := &PasswordHasher{params: params, slots: make(chan struct{}, concurrency), tickets: make(chan struct{}, concurrency+queue)}
 	h.dummy = h.hashWithSalt([]byte("dummy password for unknown users"), make([]byte, 16))
 	return h
 }
@@ -79,16 +87,30 @@ func (h *PasswordHasher) Verify(ctx context.Context, password, encoded string) (
 	return known && subtle.ConstantTimeCompare(got, want) == 1, nil
 }
 
+// ErrHashQueueFull refuses a password check while as many are running and
+// waiting as the hasher allows; the client may retry after a second.
+var ErrHashQueueFull = &Error{Code: CodeUnavailable, Detail: "Too many passwords are being checked right now; try again shortly.",
+	RetryAfter: time.Second}
+
 func (h *PasswordHasher) acquire(ctx context.Context) error {
+	select {
+	case h.tickets <- struct{}{}:
+	default:
+		return ErrHashQueueFull
+	}
 	select {
 	case h.slots <- struct{}{}:
 		return nil
 	case <-ctx.Done():
+		<-h.tickets
 		return ctx.Err()
 	}
 }
 
-func (h *PasswordHasher) release() { <-h.slots }
+func (h *PasswordHasher) release() {
+	<-h.slots
+	<-h.tickets
+}
 
 func (h *PasswordHasher) hashWithSalt(password, salt []byte) string {
 	p := h.params

@@ -24,11 +24,16 @@ type Config struct {
 	Argon2 Argon2Params
 	// HashConcurrency bounds concurrent password hashes. Default GOMAXPROCS.
 	HashConcurrency int
+	// HashQueue bounds the password checks waiting for one of those
+	// slots; more are refused at once with 503. Default 8 × HashConcurrency.
+	HashQueue int
 	// FileKey encrypts files marked encrypted (AES-256-GCM); nil disables
 	// encrypted uploads.
 	FileKey []byte
 	// Now is the clock; default time.Now.
 	Now func() time.Time
+	// Listeners are told of every event (see EventListener).
+	Listeners []EventListener
 }
 
 // Service carries out App Access's use cases over a Store.
@@ -46,8 +51,9 @@ type Service struct {
 	devices  *expiringCache[string, string]      // user ID, by user ID + hardware ID
 	content  *expiringCache[string, *AppContent] // by app ID
 
-	credKey []byte
-	fileKey []byte
+	credKey   []byte
+	fileKey   []byte
+	listeners []EventListener
 }
 
 // NewService returns a Service over store.
@@ -72,7 +78,7 @@ func NewService(store Store, cfg Config) *Service {
 	n, now, st := cfg.CacheEntries, cfg.Now, cfg.Staleness
 	return &Service{
 		store:     store,
-		hasher:    NewPasswordHasher(cfg.Argon2, cfg.HashConcurrency),
+		hasher:    NewPasswordHasher(cfg.Argon2, cfg.HashConcurrency, cfg.HashQueue),
 		now:       now,
 		staleness: st,
 		apps:      newExpiringCache[string, *App](st, n, now),
@@ -84,48 +90,12 @@ func NewService(store Store, cfg Config) *Service {
 		content:   newExpiringCache[string, *AppContent](st, 4096, now),
 		credKey:   key,
 		fileKey:   cfg.FileKey,
+		listeners: cfg.Listeners,
 	}
 }
-
-// Hasher is the service's password hasher.
-func (s *Service) Hasher() *PasswordHasher { return s.hasher }
 
 // Now is the service's clock, at the millisecond precision the store keeps.
 func (s *Service) Now() time.Time { return s.now().UTC().Truncate(time.Millisecond) }
-
-// AuthenticateApp returns the application whose key and secret these are.
-// A missing, unknown or mismatched pair is a CodeInvalidApplication refusal.
-func (s *Service) AuthenticateApp(ctx context.Context, apiKey, apiSecret string) (*App, error) {
-	refused := Refusal(CodeInvalidApplication, "The application key and secret are not valid.")
-	if apiKey == "" || apiSecret == "" || len(apiKey) > 256 || len(apiSecret) > 256 {
-		return nil, refused
-	}
-	app, err := s.appByKey(ctx, apiKey)
-	if errors.Is(err, ErrNotFound) {
-		// Spend the same hashing work as a known key would.
-		secretMatches(apiSecret, "")
-		return nil, refused
-	}
-	if err != nil {
-		return nil, err
-	}
-	if !secretMatches(apiSecret, app.SecretHash) {
-		return nil, refused
-	}
-	return app, nil
-}
-
-func (s *Service) appByKey(ctx context.Context, apiKey string) (*App, error) {
-	if app, ok := s.apps.get(apiKey); ok {
-		return app, nil
-	}
-	app, err := s.store.AppByKey(ctx, apiKey)
-	if err != nil {
-		return nil, wrapStore(err, "reading application")
-	}
-	s.apps.set(apiKey, app)
-	return app, nil
-}
 
 // userState is what authorisation needs to know about a user.
 type userState struct {
@@ -163,23 +133,6 @@ func (s *Service) forgetUser(userID string) {
 	s.creds.removeIf(func(c credential) bool { return c.userID == userID })
 	s.sessions.removeIf(func(x *Session) bool { return x.UserID == userID })
 	s.devices.removeIf(func(owner string) bool { return owner == userID })
-}
-
-// authorize applies the checks that follow authentication, in order:
-// the device, the ban, then the membership.
-func (s *Service) authorize(ctx context.Context, app *App, st *userState, hardwareID string, checkDevice bool) error {
-	if checkDevice {
-		if err := s.checkDevice(ctx, app, st.user.ID, hardwareID); err != nil {
-			return err
-		}
-	}
-	if st.ban != nil {
-		return errUserBanned
-	}
-	if !st.membership.IsActive(s.now()) {
-		return errMembershipInactive
-	}
-	return nil
 }
 
 // wrapStore adds context to a storage error, keeping ErrNotFound and

@@ -58,6 +58,7 @@ func (s *Service) Login(ctx context.Context, app *App, req LoginRequest) (*Sessi
 		return nil, wrapStore(err, "creating session")
 	}
 	s.recordLogin(ctx, &LastLogin{UserID: st.user.ID, IP: req.IP, At: now})
+	s.emit(ctx, Event{Kind: EventLoggedIn, At: now, AppID: app.ID, UserID: st.user.ID})
 	return &SessionGrant{Token: token, ExpiresAt: sess.ExpiresAt}, nil
 }
 
@@ -66,17 +67,6 @@ func (s *Service) recordLogin(ctx context.Context, l *LastLogin) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lastLoginTimeout)
 	defer cancel()
 	_ = s.store.RecordLogin(ctx, l)
-}
-
-// credentialUser authenticates a license code or a username and password.
-func (s *Service) credentialUser(ctx context.Context, app *App, c Credentials) (*userState, error) {
-	switch {
-	case c.Code != "":
-		return s.licenseUser(ctx, app, c.Code)
-	case c.Username != "" || c.Password != "":
-		return s.passwordUser(ctx, app, c.Username, c.Password)
-	}
-	return nil, errInvalidCredentials
 }
 
 // Logout ends the session of token. Ending a session that is already ended
@@ -96,78 +86,11 @@ func (s *Service) Logout(ctx context.Context, app *App, token string) error {
 	if sess.AppID != app.ID {
 		return errSessionInvalid
 	}
-	s.sessions.remove(h)
-	return wrapStore(s.store.DeleteSession(ctx, h), "deleting session")
-}
-
-func (s *Service) session(ctx context.Context, tokenHash string) (*Session, error) {
-	if sess, ok := s.sessions.get(tokenHash); ok {
-		return sess, nil
+	if err := s.store.DeleteSession(ctx, h); err != nil {
+		return wrapStore(err, "deleting session")
 	}
-	sess, err := s.store.SessionByHash(ctx, tokenHash)
-	if err != nil {
-		return nil, wrapStore(err, "reading session")
-	}
-	s.sessions.set(tokenHash, sess)
-	return sess, nil
-}
-
-// Authenticate identifies the user of a request the way GET /app_context
-// does. It returns nil (and no error) for an anonymous request the
-// application allows; credentials that are sent are always checked.
-// With requireActive false, an inactive membership is not refused.
-func (s *Service) Authenticate(ctx context.Context, app *App, c Credentials, requireActive bool) (*UserView, error) {
-	if !c.Present() {
-		if app.AnonymousAccess {
-			return nil, nil
-		}
-		return nil, errAnonymousRefused
-	}
-	var (
-		st          *userState
-		err         error
-		checkDevice = true
-	)
-	if c.Token != "" {
-		st, err = s.sessionUser(ctx, app, c.Token)
-		checkDevice = false // the session carries the device it was opened on
-	} else {
-		st, err = s.credentialUser(ctx, app, c)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := s.authorize(ctx, app, st, c.HardwareID, checkDevice); err != nil {
-		if !requireActive && errors.Is(err, errMembershipInactive) {
-			return st.view(), nil
-		}
-		return nil, err
-	}
-	return st.view(), nil
-}
-
-func (s *Service) sessionUser(ctx context.Context, app *App, token string) (*userState, error) {
-	if len(token) > 256 {
-		return nil, errSessionInvalid
-	}
-	sess, err := s.session(ctx, SecretHash(token))
-	if errors.Is(err, ErrNotFound) {
-		return nil, errSessionInvalid
-	}
-	if err != nil {
-		return nil, err
-	}
-	if sess.AppID != app.ID {
-		return nil, errSessionInvalid
-	}
-	if !s.now().Before(sess.ExpiresAt) {
-		return nil, errSessionExpired
-	}
-	st, err := s.state(ctx, sess.UserID)
-	if errors.Is(err, ErrNotFound) {
-		return nil, errSessionInvalid
-	}
-	return st, err
+	s.emit(ctx, Event{Kind: EventLoggedOut, AppID: app.ID, UserID: sess.UserID, SessionHash: h})
+	return nil
 }
 
 // DeleteExpiredSessions removes sessions that expired more than grace ago

@@ -62,6 +62,7 @@ func (s *Service) SignUp(ctx context.Context, app *App, req SignUpRequest) (*Use
 	if err := s.checkDevice(ctx, app, u.ID, req.HardwareID); err != nil {
 		return nil, err
 	}
+	s.emit(ctx, Event{Kind: EventUserSignedUp, AppID: app.ID, UserID: u.ID})
 	return &UserView{ID: u.ID, AppID: app.ID, Username: u.Username}, nil
 }
 
@@ -103,58 +104,6 @@ func validateSignUpDevice(app *App, hardwareID string) *FieldError {
 // from the random user ID, so it cannot collide in practice.
 func generatedUsername(userID string) string {
 	return "user-" + strings.ReplaceAll(userID, "-", "")[:20]
-}
-
-// passwordUser authenticates a username and password, returning the user's
-// state. Unknown users and wrong passwords take the same time and give the
-// same refusal. A verified pair is remembered for CredentialCacheTTL.
-func (s *Service) passwordUser(ctx context.Context, app *App, username, password string) (*userState, error) {
-	if username == "" || password == "" || len(username) > 4*MaxUsernameLength || len(password) > MaxPasswordBytes {
-		return nil, errInvalidCredentials
-	}
-	key := UsernameKey(username)
-	ck := s.credentialKey(app.ID, key, password)
-	if c, ok := s.creds.get(ck); ok {
-		st, err := s.state(ctx, c.userID)
-		if err == nil {
-			return st, nil
-		}
-		if !errors.Is(err, ErrNotFound) {
-			return nil, err
-		}
-		s.creds.remove(ck)
-	}
-	acct, err := s.store.AccountByName(ctx, app.ID, key)
-	if err != nil && !errors.Is(err, ErrNotFound) {
-		return nil, wrapStore(err, "reading account")
-	}
-	var hash string
-	if acct != nil {
-		hash = acct.PasswordHash
-	}
-	ok, err := s.hasher.Verify(ctx, password, hash)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, errInvalidCredentials
-	}
-	st, err := s.state(ctx, acct.ID)
-	if errors.Is(err, ErrNotFound) {
-		// The sign-up stopped before the by-ID document was written.
-		if deleted, derr := s.store.IsUserDeleted(ctx, acct.ID); derr != nil || deleted {
-			return nil, errInvalidCredentials
-		}
-		if err = s.ensureUser(ctx, acct); err != nil {
-			return nil, err
-		}
-		st, err = s.state(ctx, acct.ID)
-	}
-	if err != nil {
-		return nil, err
-	}
-	s.creds.set(ck, credential{userID: acct.ID})
-	return st, nil
 }
 
 // lastLoginTimeout bounds the best-effort write of the last login.

@@ -31,7 +31,7 @@ func (s *Service) SetVariable(ctx context.Context, appID, name, value string) (*
 	if err := s.store.PutVariable(ctx, v); err != nil {
 		return nil, wrapStore(err, "setting variable")
 	}
-	s.content.remove(appID)
+	s.emit(ctx, Event{Kind: EventContentChanged, AppID: appID})
 	return v, nil
 }
 
@@ -51,8 +51,11 @@ func (s *Service) DeleteVariable(ctx context.Context, appID, name string) error 
 	}
 	err := s.store.DeleteVariable(ctx, appID, name)
 	if errors.Is(err, ErrNotFound) {
-		return Refusal(CodeNotFound, "The variable does not exist.")
+		return notFound("variable")
 	}
-	s.content.remove(appID)
-	return wrapStore(err, "deleting variable")
+	if err != nil {
+		return wrapStore(err, "deleting variable")
+	}
+	s.emit(ctx, Event{Kind: EventContentChanged, AppID: appID})
+	return nil
 }

@@ -15,7 +15,8 @@ import (
 func appView(a *access.App, secret string) wire.App {
 	return wire.App{ID: a.ID, Name: a.Name, APIKey: a.APIKey, APISecret: secret, DeviceAuth: a.DeviceAuth,
 		AnonymousAccess: a.AnonymousAccess, MaxDevices: a.MaxDevices, MinPasswordLength: a.MinPasswordLength,
-		SessionTTL: shortDuration(a.SessionTTL), CreatedAt: httpx.RFC3339(a.CreatedAt)}
+		SessionTTL: shortDuration(a.SessionTTL), TokenRequiresHardwareID: a.TokenRequiresHardwareID,
+		CreatedAt: httpx.RFC3339(a.CreatedAt)}
 }
 
 // publicAppView is an application without its secret.

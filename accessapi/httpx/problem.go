@@ -3,6 +3,8 @@ package httpx
 import (
 	"errors"
 	"net/http"
+	"strconv"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -94,6 +96,10 @@ func WriteProblem(w http.ResponseWriter, logger *zap.Logger, err error) {
 	}
 	if p.Status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="app-access"`)
+	}
+	var e *access.Error
+	if errors.As(err, &e) && e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int((e.RetryAfter+time.Second-1)/time.Second)))
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	WriteJSON(w, p.Status, p)

@@ -21,17 +21,21 @@ type appDoc struct {
 	MinPasswordLength int       `bson:"min_password_length"`
 	SessionTTLSeconds int64     `bson:"session_ttl_seconds"`
 	CreatedAt         time.Time `bson:"created_at"`
+
+	TokenRequiresHardwareID bool `bson:"token_requires_hardware_id,omitempty"`
 }
 
 func toAppDoc(a *access.App) appDoc {
-	return appDoc{a.ID, a.Name, a.APIKey, a.SecretHash, a.DeviceAuth, a.AnonymousAccess, a.MaxDevices,
-		a.MinPasswordLength, int64(a.SessionTTL / time.Second), a.CreatedAt}
+	return appDoc{ID: a.ID, Name: a.Name, APIKey: a.APIKey, SecretHash: a.SecretHash, DeviceAuth: a.DeviceAuth,
+		AnonymousAccess: a.AnonymousAccess, MaxDevices: a.MaxDevices, MinPasswordLength: a.MinPasswordLength,
+		SessionTTLSeconds: int64(a.SessionTTL / time.Second), CreatedAt: a.CreatedAt, TokenRequiresHardwareID: a.TokenRequiresHardwareID}
 }
 
 func (d *appDoc) app() *access.App {
 	return &access.App{ID: d.ID, Name: d.Name, APIKey: d.APIKey, SecretHash: d.SecretHash, DeviceAuth: d.DeviceAuth,
 		AnonymousAccess: d.AnonymousAccess, MaxDevices: d.MaxDevices, MinPasswordLength: d.MinPasswordLength,
-		SessionTTL: time.Duration(d.SessionTTLSeconds) * time.Second, CreatedAt: d.CreatedAt.UTC()}
+		SessionTTL: time.Duration(d.SessionTTLSeconds) * time.Second, CreatedAt: d.CreatedAt.UTC(),
+		TokenRequiresHardwareID: d.TokenRequiresHardwareID}
 }
 
 // InsertApp implements access.AppStore.

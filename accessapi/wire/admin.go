@@ -18,6 +18,9 @@ type AppSettings struct {
 	MinPasswordLength *int    `json:"min_password_length,omitempty"`
 	// SessionTTL is a duration such as "24h" or "90m".
 	SessionTTL *string `json:"session_ttl,omitempty"`
+	// TokenRequiresHardwareID makes x-hardware-id required on token
+	// requests of a device-authenticated application.
+	TokenRequiresHardwareID *bool `json:"token_requires_hardware_id,omitempty"`
 }
 
 // App is an application. APISecret is set only in the answer of its
@@ -32,7 +35,10 @@ type App struct {
 	MaxDevices        int    `json:"max_devices"`
 	MinPasswordLength int    `json:"min_password_length"`
 	SessionTTL        string `json:"session_ttl"`
-	CreatedAt         string `json:"created_at"`
+	// TokenRequiresHardwareID makes x-hardware-id required on token
+	// requests of a device-authenticated application.
+	TokenRequiresHardwareID bool   `json:"token_requires_hardware_id"`
+	CreatedAt               string `json:"created_at"`
 }
 
 // ListName implements Listable.

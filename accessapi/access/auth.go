@@ -1,0 +1,260 @@
+package access
+
+import (
+	"context"
+	"errors"
+)
+
+// Authentication: the application's key and secret, then one of the user's
+// credential forms (a session token, a license code, a username and
+// password), then authorisation (device, ban, membership). Every path that
+// identifies a client is in this file.
+
+// AuthenticateApp returns the application whose key and secret these are.
+// A missing, unknown or mismatched pair is a CodeInvalidApplication refusal.
+func (s *Service) AuthenticateApp(ctx context.Context, apiKey, apiSecret string) (*App, error) {
+	refused := Refusal(CodeInvalidApplication, "The application key and secret are not valid.")
+	if apiKey == "" || apiSecret == "" || len(apiKey) > 256 || len(apiSecret) > 256 {
+		return nil, refused
+	}
+	app, err := s.appByKey(ctx, apiKey)
+	if errors.Is(err, ErrNotFound) {
+		// Spend the same hashing work as a known key would.
+		secretMatches(apiSecret, "")
+		return nil, refused
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !secretMatches(apiSecret, app.SecretHash) {
+		return nil, refused
+	}
+	return app, nil
+}
+
+func (s *Service) appByKey(ctx context.Context, apiKey string) (*App, error) {
+	if app, ok := s.apps.get(apiKey); ok {
+		return app, nil
+	}
+	app, err := s.store.AppByKey(ctx, apiKey)
+	if err != nil {
+		return nil, wrapStore(err, "reading application")
+	}
+	s.apps.set(apiKey, app)
+	return app, nil
+}
+
+// Authenticate identifies the user of a request the way GET /app_context
+// does. It returns nil (and no error) for an anonymous request the
+// application allows; credentials that are sent are always checked.
+// With requireActive false, an inactive membership is not refused.
+func (s *Service) Authenticate(ctx context.Context, app *App, c Credentials, requireActive bool) (*UserView, error) {
+	if !c.Present() {
+		if app.AnonymousAccess {
+			return nil, nil
+		}
+		return nil, errAnonymousRefused
+	}
+	var (
+		st          *userState
+		err         error
+		checkDevice = true
+	)
+	if c.Token != "" {
+		st, err = s.sessionUser(ctx, app, c.Token, c.HardwareID)
+		checkDevice = false // sessionUser held the session to its device
+	} else {
+		st, err = s.credentialUser(ctx, app, c)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := s.authorize(ctx, app, st, c.HardwareID, checkDevice); err != nil {
+		if !requireActive && errors.Is(err, errMembershipInactive) {
+			return st.view(), nil
+		}
+		return nil, err
+	}
+	return st.view(), nil
+}
+
+// authorize applies the checks that follow authentication, in order:
+// the device, the ban, then the membership.
+func (s *Service) authorize(ctx context.Context, app *App, st *userState, hardwareID string, checkDevice bool) error {
+	if checkDevice {
+		if err := s.checkDevice(ctx, app, st.user.ID, hardwareID); err != nil {
+			return err
+		}
+	}
+	if st.ban != nil {
+		return errUserBanned
+	}
+	if !st.membership.IsActive(s.now()) {
+		return errMembershipInactive
+	}
+	return nil
+}
+
+// credentialUser authenticates a license code or a username and password.
+func (s *Service) credentialUser(ctx context.Context, app *App, c Credentials) (*userState, error) {
+	switch {
+	case c.Code != "":
+		return s.licenseUser(ctx, app, c.Code)
+	case c.Username != "" || c.Password != "":
+		return s.passwordUser(ctx, app, c.Username, c.Password)
+	}
+	return nil, errInvalidCredentials
+}
+
+// sessionUser authenticates a session token presented with hardwareID (the
+// request's x-hardware-id, possibly empty). With device authentication on,
+// a session is held to the device it was opened on: another device is
+// CodeDeviceMismatch; no device is accepted unless the application sets
+// TokenRequiresHardwareID; a session opened before device authentication
+// was turned on names no device and is CodeDeviceRequired.
+func (s *Service) sessionUser(ctx context.Context, app *App, token, hardwareID string) (*userState, error) {
+	if len(token) > 256 {
+		return nil, errSessionInvalid
+	}
+	sess, err := s.session(ctx, SecretHash(token))
+	if errors.Is(err, ErrNotFound) {
+		return nil, errSessionInvalid
+	}
+	if err != nil {
+		return nil, err
+	}
+	if sess.AppID != app.ID {
+		return nil, errSessionInvalid
+	}
+	if !s.now().Before(sess.ExpiresAt) {
+		return nil, errSessionExpired
+	}
+	if err := sessionDevice(app, sess, hardwareID); err != nil {
+		return nil, err
+	}
+	st, err := s.state(ctx, sess.UserID)
+	if errors.Is(err, ErrNotFound) {
+		return nil, errSessionInvalid
+	}
+	return st, err
+}
+
+// sessionDevice applies the device rule of token requests (see sessionUser).
+func sessionDevice(app *App, sess *Session, hardwareID string) error {
+	switch {
+	case !app.DeviceAuth:
+		return nil
+	case sess.HardwareID == "":
+		return errSessionWithoutDevice
+	case hardwareID == "":
+		if app.TokenRequiresHardwareID {
+			return errDeviceRequired
+		}
+		return nil
+	case hardwareID != sess.HardwareID:
+		return errSessionDeviceMismatch
+	}
+	return nil
+}
+
+func (s *Service) session(ctx context.Context, tokenHash string) (*Session, error) {
+	if sess, ok := s.sessions.get(tokenHash); ok {
+		return sess, nil
+	}
+	sess, err := s.store.SessionByHash(ctx, tokenHash)
+	if err != nil {
+		return nil, wrapStore(err, "reading session")
+	}
+	s.sessions.set(tokenHash, sess)
+	return sess, nil
+}
+
+// licenseUser authenticates a user by a license code. A code is a
+// credential only for the account it created (a license sign-up): a code
+// that was activated by an existing account is not a way into that account,
+// and is refused exactly like an unknown code.
+func (s *Service) licenseUser(ctx context.Context, app *App, code string) (*userState, error) {
+	id := LicenseID(app.ID, code)
+	if id == "" {
+		return nil, errInvalidCredentials
+	}
+	use, ok := s.uses.get(id)
+	if !ok {
+		u, g, err := s.store.LicenseUseByID(ctx, id)
+		if errors.Is(err, ErrNotFound) {
+			return nil, errInvalidCredentials
+		}
+		if err != nil {
+			return nil, wrapStore(err, "reading license use")
+		}
+		if u.AppID != app.ID {
+			return nil, errInvalidCredentials
+		}
+		if err := s.completeUse(ctx, u, g); err != nil {
+			return nil, err
+		}
+		use = u
+		s.uses.set(id, use)
+	}
+	if !use.SignUp {
+		return nil, errInvalidCredentials
+	}
+	st, err := s.state(ctx, use.UserID)
+	if errors.Is(err, ErrNotFound) {
+		s.uses.remove(id)
+		return nil, errInvalidCredentials
+	}
+	return st, err
+}
+
+// passwordUser authenticates a username and password, returning the user's
+// state. Unknown users and wrong passwords take the same time and give the
+// same refusal. A verified pair is remembered for CredentialCacheTTL.
+func (s *Service) passwordUser(ctx context.Context, app *App, username, password string) (*userState, error) {
+	if username == "" || password == "" || len(username) > 4*MaxUsernameLength || len(password) > MaxPasswordBytes {
+		return nil, errInvalidCredentials
+	}
+	key := UsernameKey(username)
+	ck := s.credentialKey(app.ID, key, password)
+	if c, ok := s.creds.get(ck); ok {
+		st, err := s.state(ctx, c.userID)
+		if err == nil {
+			return st, nil
+		}
+		if !errors.Is(err, ErrNotFound) {
+			return nil, err
+		}
+		s.creds.remove(ck)
+	}
+	acct, err := s.store.AccountByName(ctx, app.ID, key)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return nil, wrapStore(err, "reading account")
+	}
+	var hash string
+	if acct != nil {
+		hash = acct.PasswordHash
+	}
+	ok, err := s.hasher.Verify(ctx, password, hash)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errInvalidCredentials
+	}
+	st, err := s.state(ctx, acct.ID)
+	if errors.Is(err, ErrNotFound) {
+		// The sign-up stopped before the by-ID document was written.
+		if deleted, derr := s.store.IsUserDeleted(ctx, acct.ID); derr != nil || deleted {
+			return nil, errInvalidCredentials
+		}
+		if err = s.ensureUser(ctx, acct); err != nil {
+			return nil, err
+		}
+		st, err = s.state(ctx, acct.ID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.creds.set(ck, credential{userID: acct.ID})
+	return st, nil
+}

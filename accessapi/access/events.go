@@ -1,0 +1,88 @@
+package access
+
+import (
+	"context"
+	"time"
+)
+
+// EventKind names what happened. The names are stable: an audit log,
+// webhooks and metrics record them.
+type EventKind string
+
+// The event vocabulary.
+const (
+	EventUserSignedUp      EventKind = "user.signed_up"      // a password or license sign-up
+	EventLicenseActivated  EventKind = "license.activated"   // a code was redeemed (sign-up or activation)
+	EventMembershipGranted EventKind = "membership.granted"  // an administrator's grant
+	EventLoggedIn          EventKind = "session.created"     // a login opened a session
+	EventLoggedOut         EventKind = "session.ended"       // a client ended its session
+	EventSessionsEnded     EventKind = "user.sessions_ended" // every session of a user ended
+	EventUserBanned        EventKind = "user.banned"
+	EventUserUnbanned      EventKind = "user.unbanned"
+	EventDevicesReset      EventKind = "user.devices_reset" // also ends the user's sessions
+	EventUserDeleted       EventKind = "user.deleted"
+	EventAppCreated        EventKind = "app.created"
+	EventAppChanged        EventKind = "app.changed" // settings
+	EventSecretRotated     EventKind = "app.secret_rotated"
+	EventAppDeleted        EventKind = "app.deleted"
+	EventContentChanged    EventKind = "app.content_changed" // a variable or file
+	EventLicensesCreated   EventKind = "licenses.created"
+	EventLicenseDeleted    EventKind = "license.deleted"
+)
+
+// Event says what changed, once the change is stored. It names the keys
+// the change affects and never a secret: no password, code, token or
+// secret, only identifiers (a session is named by its token's hash).
+type Event struct {
+	Kind  EventKind
+	At    time.Time
+	AppID string
+	// APIKey is the application's key, for application events: caches
+	// are keyed by it.
+	APIKey string
+	// UserID is the user the event is about, if any.
+	UserID string
+	// SessionHash names the one session a logout ended.
+	SessionHash string
+	// LicenseID is the license of a license event (the first one of a
+	// batch of created licenses).
+	LicenseID string
+	// Count is how many licenses were created.
+	Count int
+}
+
+// EventListener is told of every event, in order, on the goroutine of the
+// use case that caused it: it must be quick, and it handles (logs) its own
+// failures. The change feed, an audit log, webhooks and metrics listen.
+type EventListener func(ctx context.Context, e Event)
+
+// emit stamps e, applies it to this instance's caches and then tells the
+// listeners. Use cases call it once their change is stored.
+func (s *Service) emit(ctx context.Context, e Event) {
+	if e.At.IsZero() {
+		e.At = s.Now()
+	}
+	s.Invalidate(e)
+	for _, l := range s.listeners {
+		l(ctx, e)
+	}
+}
+
+// Invalidate drops what this instance caches that e may have changed. The
+// service applies its own events at once; a change feed applies the events
+// of other instances with it.
+func (s *Service) Invalidate(e Event) {
+	switch e.Kind {
+	case EventLicenseActivated, EventMembershipGranted, EventUserUnbanned:
+		s.users.remove(e.UserID)
+	case EventLoggedOut:
+		s.sessions.remove(e.SessionHash)
+	case EventSessionsEnded, EventUserBanned, EventDevicesReset, EventUserDeleted:
+		s.forgetUser(e.UserID)
+	case EventAppChanged, EventSecretRotated, EventAppDeleted:
+		s.apps.remove(e.APIKey)
+		s.content.remove(e.AppID)
+	case EventContentChanged:
+		s.content.remove(e.AppID)
+	}
+}
