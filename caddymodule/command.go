@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/appaccess/appaccess/accessapi/adminclient"
+	"github.com/appaccess/appaccess/accessapi/wire"
 )
 
 // EnvAdminAddress names the variable with the admin address, the one the
@@ -115,6 +116,45 @@ func userError(err error, source string) error {
 		return fmt.Errorf("%w\n(the address is %s; set --address or $%s to the server's admin address)", err, source, EnvAdminAddress)
 	}
 	return err
+}
+
+// routeCall is what a subcommand sends: one call of a route.
+type routeCall[T any] func(cmd *cobra.Command, cl *adminclient.Client, args []string) (T, error)
+
+// showCommand makes cmd call a route and print the value it answers as
+// label/value rows.
+func showCommand[T any](c *cli, cmd *cobra.Command, cols []column[T], send routeCall[*T]) *cobra.Command {
+	cmd.RunE = c.run(func(cmd *cobra.Command, cl *adminclient.Client, args []string) error {
+		v, err := send(cmd, cl, args)
+		if err != nil {
+			return err
+		}
+		return printObject(c.printer(), *v, cols)
+	})
+	return cmd
+}
+
+// listCommand makes cmd call a list route and print the page as a table.
+func listCommand[T wire.Listable](c *cli, cmd *cobra.Command, cols []column[T], send routeCall[*wire.Page[T]]) *cobra.Command {
+	cmd.RunE = c.run(func(cmd *cobra.Command, cl *adminclient.Client, args []string) error {
+		page, err := send(cmd, cl, args)
+		if err != nil {
+			return err
+		}
+		return printPage(c.printer(), page, cols)
+	})
+	return cmd
+}
+
+// doneCommand makes cmd call a route that answers no body and print done.
+func doneCommand(c *cli, cmd *cobra.Command, send func(cmd *cobra.Command, cl *adminclient.Client, args []string) error) *cobra.Command {
+	cmd.RunE = c.run(func(cmd *cobra.Command, cl *adminclient.Client, args []string) error {
+		if err := send(cmd, cl, args); err != nil {
+			return err
+		}
+		return printDone(c.printer())
+	})
+	return cmd
 }
 
 // appScoped adds the required --app flag of an application's resources.

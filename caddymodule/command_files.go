@@ -27,41 +27,31 @@ func (c *cli) filesCommand() *cobra.Command {
 		encrypted           bool
 	)
 	files := &cobra.Command{Use: "files", Short: "Application files"}
-	upload := appScoped(&cobra.Command{Use: "upload PATH", Short: "Upload a file (streamed)", Args: cobra.ExactArgs(1),
-		RunE: c.run(func(cmd *cobra.Command, cl *adminclient.Client, args []string) error {
+	upload := showCommand(c, appScoped(&cobra.Command{Use: "upload PATH", Short: "Upload a file (streamed)", Args: cobra.ExactArgs(1)}, &app),
+		fileColumns, func(cmd *cobra.Command, cl *adminclient.Client, args []string) (*wire.FileInfo, error) {
 			f, err := os.Open(args[0])
 			if err != nil {
-				return fmt.Errorf("opening the file to upload: %w", err)
+				return nil, fmt.Errorf("opening the file to upload: %w", err)
 			}
 			defer f.Close()
 			up := adminclient.Upload{Name: name, MimeType: mimeType, Encrypted: encrypted}
 			if up.Name == "" {
 				up.Name = filepath.Base(args[0])
 			}
-			info, err := cl.UploadFile(cmd.Context(), app, up, f)
-			if err != nil {
-				return err
-			}
-			return printObject(c.printer(), *info, fileColumns)
-		})}, &app)
+			return cl.UploadFile(cmd.Context(), app, up, f)
+		})
 	upload.Flags().StringVar(&name, "name", "", "the file's name (default: the path's base name)")
 	upload.Flags().StringVar(&mimeType, "mime-type", "", "the file's media type (default: detected from the name, else the contents)")
 	upload.Flags().BoolVar(&encrypted, "encrypted", false, "store the file encrypted")
-	list := appScoped(&cobra.Command{Use: "list", Short: "List files", Args: cobra.NoArgs,
-		RunE: c.run(func(cmd *cobra.Command, cl *adminclient.Client, _ []string) error {
-			page, err := cl.Files(cmd.Context(), app)
-			if err != nil {
-				return err
-			}
-			return printPage(c.printer(), page, fileColumns)
-		})}, &app)
-	del := appScoped(&cobra.Command{Use: "delete FILE_ID", Short: "Delete a file", Args: cobra.ExactArgs(1),
-		RunE: c.run(func(cmd *cobra.Command, cl *adminclient.Client, args []string) error {
-			if err := cl.DeleteFile(cmd.Context(), app, args[0]); err != nil {
-				return err
-			}
-			return printDone(c.printer())
-		})}, &app)
-	files.AddCommand(upload, list, del)
+	files.AddCommand(upload,
+		listCommand(c, appScoped(&cobra.Command{Use: "list", Short: "List files", Args: cobra.NoArgs}, &app),
+			fileColumns, func(cmd *cobra.Command, cl *adminclient.Client, _ []string) (*wire.Page[wire.FileInfo], error) {
+				return cl.Files(cmd.Context(), app)
+			}),
+		doneCommand(c, appScoped(&cobra.Command{Use: "delete FILE_ID", Short: "Delete a file", Args: cobra.ExactArgs(1)}, &app),
+			func(cmd *cobra.Command, cl *adminclient.Client, args []string) error {
+				return cl.DeleteFile(cmd.Context(), app, args[0])
+			}),
+	)
 	return files
 }

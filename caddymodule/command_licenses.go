@@ -107,21 +107,14 @@ func (c *cli) licensesCommand() *cobra.Command {
 	list.Flags().StringVar(&code, "code", "", "find the license with this code")
 	list.Flags().IntVar(&limit, "limit", 0, "page size (1..1000)")
 
-	show := appScoped(&cobra.Command{Use: "show LICENSE_ID", Short: "Show a license", Args: cobra.ExactArgs(1),
-		RunE: c.run(func(cmd *cobra.Command, cl *adminclient.Client, args []string) error {
-			l, err := cl.License(cmd.Context(), app, args[0])
-			if err != nil {
-				return err
-			}
-			return printObject(c.printer(), *l, licenseColumns)
-		})}, &app)
-	del := appScoped(&cobra.Command{Use: "delete LICENSE_ID", Short: "Delete an unused license", Args: cobra.ExactArgs(1),
-		RunE: c.run(func(cmd *cobra.Command, cl *adminclient.Client, args []string) error {
-			if err := cl.DeleteLicense(cmd.Context(), app, args[0]); err != nil {
-				return err
-			}
-			return printDone(c.printer())
-		})}, &app)
+	show := showCommand(c, appScoped(&cobra.Command{Use: "show LICENSE_ID", Short: "Show a license", Args: cobra.ExactArgs(1)}, &app),
+		licenseColumns, func(cmd *cobra.Command, cl *adminclient.Client, args []string) (*wire.License, error) {
+			return cl.License(cmd.Context(), app, args[0])
+		})
+	del := doneCommand(c, appScoped(&cobra.Command{Use: "delete LICENSE_ID", Short: "Delete an unused license", Args: cobra.ExactArgs(1)}, &app),
+		func(cmd *cobra.Command, cl *adminclient.Client, args []string) error {
+			return cl.DeleteLicense(cmd.Context(), app, args[0])
+		})
 	lic.AddCommand(create, list, show, del)
 	return lic
 }

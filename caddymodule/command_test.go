@@ -6,50 +6,20 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"net"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/spf13/cobra"
 
 	"github.com/appaccess/appaccess/accessapi/access"
-	"github.com/appaccess/appaccess/accessapi/adminapi"
-	"github.com/appaccess/appaccess/accessapi/mongostore"
-	"github.com/appaccess/appaccess/accessapi/storetest"
+	"github.com/appaccess/appaccess/accessapi/adminapi/adminapitest"
 	"github.com/appaccess/appaccess/accessapi/wire"
 )
 
-// cmdServer is the management API over the real store on an httptest
-// server, recording the request URIs it was sent.
-type cmdServer struct {
-	addr string // host:port
-	svc  *access.Service
-	mu   sync.Mutex
-	uris []string
-}
-
-func newCmdServer(t *testing.T) *cmdServer {
-	t.Helper()
-	store := mongostore.New(storetest.Database(t))
-	if err := store.EnsureIndexes(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	s := &cmdServer{svc: access.NewService(store, access.Config{Argon2: access.Argon2Params{MemoryKiB: 64, Iterations: 1, Parallelism: 1}})}
-	api := adminapi.NewHandler(adminapi.DefaultPrefix, func() (*access.Service, error) { return s.svc, nil }, nil)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.mu.Lock()
-		s.uris = append(s.uris, r.RequestURI)
-		s.mu.Unlock()
-		api.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	s.addr = strings.TrimPrefix(srv.URL, "http://")
-	return s
-}
+// newCmdServer is the real management API over the real store.
+func newCmdServer(t *testing.T) *adminapitest.Server { return adminapitest.New(t) }
 
 // isolate points HOME and the XDG folders at a temporary folder and clears
 // the admin address variable, so the command reads nothing of the machine.
@@ -89,20 +59,18 @@ func TestCommand_FindsTheServerByFlagVariableConfigInThatOrder(t *testing.T) {
 	isolate(t)
 	a, b := newCmdServer(t), newCmdServer(t)
 	for _, s := range []struct {
-		srv  *cmdServer
+		srv  *adminapitest.Server
 		name string
 	}{{a, "app-on-a"}, {b, "app-on-b"}} {
-		if _, err := s.srv.svc.CreateApp(context.Background(), access.AppSettings{Name: &s.name}); err != nil {
-			t.Fatal(err)
-		}
+		s.srv.CreateApp(t, access.AppSettings{Name: &s.name})
 	}
 	dir := t.TempDir()
 	caddyfile := filepath.Join(dir, "Caddyfile")
-	if err := os.WriteFile(caddyfile, []byte("{\n\tadmin "+b.addr+"\n}\n"), 0o600); err != nil {
+	if err := os.WriteFile(caddyfile, []byte("{\n\tadmin "+b.Addr+"\n}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	jsonConfig := filepath.Join(dir, "caddy.json")
-	if err := os.WriteFile(jsonConfig, []byte(`{"admin": {"listen": "`+a.addr+`"}}`), 0o600); err != nil {
+	if err := os.WriteFile(jsonConfig, []byte(`{"admin": {"listen": "`+a.Addr+`"}}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	for _, tt := range []struct {
@@ -111,14 +79,14 @@ func TestCommand_FindsTheServerByFlagVariableConfigInThatOrder(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"--address, bare", "", []string{"--address", a.addr}, "app-on-a"},
-		{"--address with a scheme", "", []string{"--address", "http://" + b.addr}, "app-on-b"},
-		{"the variable", a.addr, nil, "app-on-a"},
-		{"the variable with a scheme", "http://" + b.addr, nil, "app-on-b"},
-		{"--address before the variable", a.addr, []string{"--address", b.addr}, "app-on-b"},
+		{"--address, bare", "", []string{"--address", a.Addr}, "app-on-a"},
+		{"--address with a scheme", "", []string{"--address", "http://" + b.Addr}, "app-on-b"},
+		{"the variable", a.Addr, nil, "app-on-a"},
+		{"the variable with a scheme", "http://" + b.Addr, nil, "app-on-b"},
+		{"--address before the variable", a.Addr, []string{"--address", b.Addr}, "app-on-b"},
 		{"a Caddyfile's admin address", "", []string{"--config", caddyfile}, "app-on-b"},
 		{"a JSON config's admin address", "", []string{"--config", jsonConfig}, "app-on-a"},
-		{"the variable before --config", a.addr, []string{"--config", caddyfile}, "app-on-a"},
+		{"the variable before --config", a.Addr, []string{"--config", caddyfile}, "app-on-a"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Setenv(EnvAdminAddress, tt.env)
@@ -167,7 +135,7 @@ func TestCommand_SaysWhichAddressItCouldNotReach(t *testing.T) {
 func TestCommand_EverySubcommandAndOutputFormat(t *testing.T) {
 	isolate(t)
 	s := newCmdServer(t)
-	cli := func(args ...string) string { t.Helper(); return mustRun(t, append(args, "--address", s.addr)...) }
+	cli := func(args ...string) string { t.Helper(); return mustRun(t, append(args, "--address", s.Addr)...) }
 
 	var created wire.App
 	if err := json.Unmarshal([]byte(cli("apps", "create", "--name", "smoke", "--max-devices", "2", "--json")), &created); err != nil || created.APISecret == "" || created.MaxDevices != 2 {
@@ -210,11 +178,11 @@ func TestCommand_EverySubcommandAndOutputFormat(t *testing.T) {
 		t.Fatalf("licenses delete: %q", out)
 	}
 
-	app, err := s.svc.App(context.Background(), id)
+	app, err := s.Service.App(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, err := s.svc.SignUpWithLicense(context.Background(), app, rows[2][0], "")
+	u, err := s.Service.SignUpWithLicense(context.Background(), app, rows[2][0], "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,11 +233,7 @@ func TestCommand_EverySubcommandAndOutputFormat(t *testing.T) {
 func TestCommand_ErrorsPrintTheProblemDetailAndFields(t *testing.T) {
 	isolate(t)
 	s := newCmdServer(t)
-	name := "x"
-	app, err := s.svc.CreateApp(context.Background(), access.AppSettings{Name: &name})
-	if err != nil {
-		t.Fatal(err)
-	}
+	app := s.CreateApp(t, access.AppSettings{})
 	for _, tt := range []struct {
 		args []string
 		want string
@@ -278,7 +242,7 @@ func TestCommand_ErrorsPrintTheProblemDetailAndFields(t *testing.T) {
 		{[]string{"apps", "update", app.ID, "--max-devices", "0"}, "The request is not valid.\n  max_devices must be 1 to 100"},
 		{[]string{"licenses", "list", "--app", app.ID, "--used", "maybe"}, "--used must be true or false"},
 	} {
-		_, err := runCommand(t, append(tt.args, "--address", s.addr)...)
+		_, err := runCommand(t, append(tt.args, "--address", s.Addr)...)
 		if err == nil || err.Error() != tt.want {
 			t.Errorf("%v: error %q, want %q", tt.args, err, tt.want)
 		}
@@ -288,26 +252,21 @@ func TestCommand_ErrorsPrintTheProblemDetailAndFields(t *testing.T) {
 func TestCommand_LicenseLookupKeepsTheCodeOutOfTheURI(t *testing.T) {
 	isolate(t)
 	s := newCmdServer(t)
-	name := "shop"
-	app, err := s.svc.CreateApp(context.Background(), access.AppSettings{Name: &name})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ls, err := s.svc.CreateLicenses(context.Background(), app.ID, access.LicenseRequest{Count: 1, Grant: access.Grant{GrantsLifetimeAccess: true}})
+	app := s.CreateApp(t, access.AppSettings{})
+	ls, err := s.Service.CreateLicenses(context.Background(), app.ID, access.LicenseRequest{Count: 1, Grant: access.Grant{GrantsLifetimeAccess: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	code := ls[0].Code
-	out := mustRun(t, "licenses", "list", "--app", app.ID, "--code", code, "--address", s.addr)
+	out := mustRun(t, "licenses", "list", "--app", app.ID, "--code", code, "--address", s.Addr)
 	if !strings.Contains(out, ls[0].ID) {
 		t.Fatalf("lookup printed\n%s", out)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.uris) == 0 {
+	uris := s.RequestURIs()
+	if len(uris) == 0 {
 		t.Fatal("no request reached the server")
 	}
-	for _, uri := range s.uris {
+	for _, uri := range uris {
 		if strings.Contains(uri, code) {
 			t.Fatalf("request URI %q carries the code", uri)
 		}
@@ -317,11 +276,7 @@ func TestCommand_LicenseLookupKeepsTheCodeOutOfTheURI(t *testing.T) {
 func TestCommand_UploadStoresTheDetectedMediaType(t *testing.T) {
 	isolate(t)
 	s := newCmdServer(t)
-	name := "shop"
-	app, err := s.svc.CreateApp(context.Background(), access.AppSettings{Name: &name})
-	if err != nil {
-		t.Fatal(err)
-	}
+	app := s.CreateApp(t, access.AppSettings{})
 	dir := t.TempDir()
 	for _, tt := range []struct {
 		file, contents string
@@ -336,7 +291,7 @@ func TestCommand_UploadStoresTheDetectedMediaType(t *testing.T) {
 		if err := os.WriteFile(path, []byte(tt.contents), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		out := mustRun(t, append([]string{"files", "upload", "--app", app.ID, path, "--address", s.addr}, tt.flags...)...)
+		out := mustRun(t, append([]string{"files", "upload", "--app", app.ID, path, "--address", s.Addr}, tt.flags...)...)
 		if !regexpLine(out, "mime_type", tt.want) {
 			t.Errorf("%s: uploaded\n%s\nwant mime_type %s", tt.file, out, tt.want)
 		}
@@ -346,22 +301,19 @@ func TestCommand_UploadStoresTheDetectedMediaType(t *testing.T) {
 func TestCommand_UsersShowPrintsMembershipReadably(t *testing.T) {
 	isolate(t)
 	s := newCmdServer(t)
-	name, on := "shop", true
-	app, err := s.svc.CreateApp(context.Background(), access.AppSettings{Name: &name, DeviceAuth: &on})
-	if err != nil {
-		t.Fatal(err)
-	}
+	on := true
+	app := s.CreateApp(t, access.AppSettings{DeviceAuth: &on})
 	ctx := context.Background()
 	minutes := int64(60)
-	ls, err := s.svc.CreateLicenses(ctx, app.ID, access.LicenseRequest{Count: 2, Grant: access.Grant{Minutes: &minutes}})
+	ls, err := s.Service.CreateLicenses(ctx, app.ID, access.LicenseRequest{Count: 2, Grant: access.Grant{Minutes: &minutes}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	active, err := s.svc.SignUpWithLicense(ctx, &app.App, ls[0].Code, "hw-1")
+	active, err := s.Service.SignUpWithLicense(ctx, &app.App, ls[0].Code, "hw-1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	inactive, err := s.svc.SignUp(ctx, &app.App, access.SignUpRequest{Username: "nina", Password: "password1", HardwareID: "hw-2"})
+	inactive, err := s.Service.SignUp(ctx, &app.App, access.SignUpRequest{Username: "nina", Password: "password1", HardwareID: "hw-2"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,13 +324,13 @@ func TestCommand_UsersShowPrintsMembershipReadably(t *testing.T) {
 		{active.ID, "active until 20"},
 		{inactive.ID, "inactive, never activated"},
 	} {
-		out := mustRun(t, "users", "show", "--app", app.ID, tt.user, "--address", s.addr)
+		out := mustRun(t, "users", "show", "--app", app.ID, tt.user, "--address", s.Addr)
 		if !regexpLine(out, "membership", tt.membership) || strings.ContainsAny(out, "{}") ||
 			!strings.Contains(out, "HARDWARE_ID") {
 			t.Errorf("users show:\n%s\nwant membership %q and no raw JSON", out, tt.membership)
 		}
 	}
-	out := mustRun(t, "users", "show", "--app", app.ID, active.ID, "--address", s.addr)
+	out := mustRun(t, "users", "show", "--app", app.ID, active.ID, "--address", s.Addr)
 	if !strings.Contains(out, "TYPE") || !strings.Contains(out, "license") {
 		t.Errorf("users show lists no activations:\n%s", out)
 	}

@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -74,23 +75,16 @@ func (c *cli) usersCommand() *cobra.Command {
 	)
 	users := &cobra.Command{Use: "users", Short: "End users"}
 	// action is a subcommand that acts on one user and prints "done".
-	action := func(use, short string, act func(*cobra.Command, *adminclient.Client, string) error) *cobra.Command {
-		return appScoped(&cobra.Command{Use: use, Short: short, Args: cobra.ExactArgs(1),
-			RunE: c.run(func(cmd *cobra.Command, cl *adminclient.Client, args []string) error {
-				if err := act(cmd, cl, args[0]); err != nil {
-					return err
-				}
-				return printDone(c.printer())
-			})}, &app)
+	action := func(use, short string, act func(*adminclient.Client, context.Context, string, string) error) *cobra.Command {
+		return doneCommand(c, appScoped(&cobra.Command{Use: use, Short: short, Args: cobra.ExactArgs(1)}, &app),
+			func(cmd *cobra.Command, cl *adminclient.Client, args []string) error {
+				return act(cl, cmd.Context(), app, args[0])
+			})
 	}
-	list := appScoped(&cobra.Command{Use: "list", Short: "List users", Args: cobra.NoArgs,
-		RunE: c.run(func(cmd *cobra.Command, cl *adminclient.Client, _ []string) error {
-			page, err := cl.Users(cmd.Context(), app, adminclient.UserQuery{Username: username, After: after, Limit: limit})
-			if err != nil {
-				return err
-			}
-			return printPage(c.printer(), page, userListColumns)
-		})}, &app)
+	list := listCommand(c, appScoped(&cobra.Command{Use: "list", Short: "List users", Args: cobra.NoArgs}, &app),
+		userListColumns, func(cmd *cobra.Command, cl *adminclient.Client, _ []string) (*wire.Page[wire.UserSummary], error) {
+			return cl.Users(cmd.Context(), app, adminclient.UserQuery{Username: username, After: after, Limit: limit})
+		})
 	list.Flags().StringVar(&username, "username", "", "find the user with this name")
 	list.Flags().StringVar(&after, "after", "", "the cursor of the next page")
 	list.Flags().IntVar(&limit, "limit", 0, "page size (1..1000)")
@@ -104,41 +98,29 @@ func (c *cli) usersCommand() *cobra.Command {
 			return printUser(c.printer(), u)
 		})}, &app)
 
-	ban := action("ban USER_ID", "Ban a user and end their sessions", func(cmd *cobra.Command, cl *adminclient.Client, id string) error {
-		return cl.BanUser(cmd.Context(), app, id, wire.BanRequest{Reason: reason})
+	ban := action("ban USER_ID", "Ban a user and end their sessions", func(cl *adminclient.Client, ctx context.Context, app, id string) error {
+		return cl.BanUser(ctx, app, id, wire.BanRequest{Reason: reason})
 	})
 	ban.Flags().StringVar(&reason, "reason", "", "why the user is banned")
 
-	grant := appScoped(&cobra.Command{Use: "grant USER_ID", Short: "Grant membership time or lifetime access", Args: cobra.ExactArgs(1),
-		RunE: c.run(func(cmd *cobra.Command, cl *adminclient.Client, args []string) error {
+	grant := showCommand(c, appScoped(&cobra.Command{Use: "grant USER_ID", Short: "Grant membership time or lifetime access", Args: cobra.ExactArgs(1)}, &app),
+		ledgerColumns, func(cmd *cobra.Command, cl *adminclient.Client, args []string) (*wire.LedgerEntry, error) {
 			req := wire.GrantRequest{GrantsLifetimeAccess: lifetime, RevokesLifetimeAccess: revokes, Note: note}
 			if minutes > 0 {
 				req.Minutes = &minutes
 			}
-			entry, err := cl.Grant(cmd.Context(), app, args[0], req)
-			if err != nil {
-				return err
-			}
-			return printObject(c.printer(), *entry, ledgerColumns)
-		})}, &app)
+			return cl.Grant(cmd.Context(), app, args[0], req)
+		})
 	grant.Flags().Int64Var(&minutes, "minutes", 0, "minutes to add")
 	grant.Flags().BoolVar(&lifetime, "lifetime", false, "grant lifetime access")
 	grant.Flags().BoolVar(&revokes, "revokes-lifetime", false, "revoke lifetime access")
 	grant.Flags().StringVar(&note, "note", "", "a note kept in the ledger")
 
 	users.AddCommand(list, show, ban, grant,
-		action("unban USER_ID", "Lift a ban", func(cmd *cobra.Command, cl *adminclient.Client, id string) error {
-			return cl.UnbanUser(cmd.Context(), app, id)
-		}),
-		action("reset-devices USER_ID", "Free all device slots", func(cmd *cobra.Command, cl *adminclient.Client, id string) error {
-			return cl.ResetDevices(cmd.Context(), app, id)
-		}),
-		action("end-sessions USER_ID", "End all sessions", func(cmd *cobra.Command, cl *adminclient.Client, id string) error {
-			return cl.EndSessions(cmd.Context(), app, id)
-		}),
-		action("delete USER_ID", "Delete a user", func(cmd *cobra.Command, cl *adminclient.Client, id string) error {
-			return cl.DeleteUser(cmd.Context(), app, id)
-		}),
+		action("unban USER_ID", "Lift a ban", (*adminclient.Client).UnbanUser),
+		action("reset-devices USER_ID", "Free all device slots", (*adminclient.Client).ResetDevices),
+		action("end-sessions USER_ID", "End all sessions", (*adminclient.Client).EndSessions),
+		action("delete USER_ID", "Delete a user", (*adminclient.Client).DeleteUser),
 	)
 	return users
 }

@@ -15,29 +15,19 @@ var variableColumns = []column[wire.Variable]{
 func (c *cli) varsCommand() *cobra.Command {
 	var app string
 	vars := &cobra.Command{Use: "vars", Short: "Application variables"}
-	set := appScoped(&cobra.Command{Use: "set NAME VALUE", Short: "Set a variable", Args: cobra.ExactArgs(2),
-		RunE: c.run(func(cmd *cobra.Command, cl *adminclient.Client, args []string) error {
-			v, err := cl.SetVariable(cmd.Context(), app, args[0], args[1])
-			if err != nil {
-				return err
-			}
-			return printObject(c.printer(), *v, variableColumns)
-		})}, &app)
-	list := appScoped(&cobra.Command{Use: "list", Short: "List variables", Args: cobra.NoArgs,
-		RunE: c.run(func(cmd *cobra.Command, cl *adminclient.Client, _ []string) error {
-			page, err := cl.Variables(cmd.Context(), app)
-			if err != nil {
-				return err
-			}
-			return printPage(c.printer(), page, variableColumns)
-		})}, &app)
-	del := appScoped(&cobra.Command{Use: "delete NAME", Short: "Delete a variable", Args: cobra.ExactArgs(1),
-		RunE: c.run(func(cmd *cobra.Command, cl *adminclient.Client, args []string) error {
-			if err := cl.DeleteVariable(cmd.Context(), app, args[0]); err != nil {
-				return err
-			}
-			return printDone(c.printer())
-		})}, &app)
-	vars.AddCommand(set, list, del)
+	vars.AddCommand(
+		showCommand(c, appScoped(&cobra.Command{Use: "set NAME VALUE", Short: "Set a variable", Args: cobra.ExactArgs(2)}, &app),
+			variableColumns, func(cmd *cobra.Command, cl *adminclient.Client, args []string) (*wire.Variable, error) {
+				return cl.SetVariable(cmd.Context(), app, args[0], args[1])
+			}),
+		listCommand(c, appScoped(&cobra.Command{Use: "list", Short: "List variables", Args: cobra.NoArgs}, &app),
+			variableColumns, func(cmd *cobra.Command, cl *adminclient.Client, _ []string) (*wire.Page[wire.Variable], error) {
+				return cl.Variables(cmd.Context(), app)
+			}),
+		doneCommand(c, appScoped(&cobra.Command{Use: "delete NAME", Short: "Delete a variable", Args: cobra.ExactArgs(1)}, &app),
+			func(cmd *cobra.Command, cl *adminclient.Client, args []string) error {
+				return cl.DeleteVariable(cmd.Context(), app, args[0])
+			}),
+	)
 	return vars
 }

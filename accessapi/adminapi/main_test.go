@@ -2,26 +2,24 @@ package adminapi_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/appaccess/appaccess/accessapi/access"
 	"github.com/appaccess/appaccess/accessapi/adminapi"
-	"github.com/appaccess/appaccess/accessapi/mongostore"
+	"github.com/appaccess/appaccess/accessapi/adminapi/adminapitest"
 	"github.com/appaccess/appaccess/accessapi/storetest"
 	"github.com/appaccess/appaccess/accessapi/wire"
 )
 
 func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
 
-// testServer is the management API over a service on a fresh database of
-// the real store, served by an httptest server.
+// testServer is the management API over the real store (adminapitest),
+// with request helpers.
 type testServer struct {
 	t   *testing.T
 	url string
@@ -30,15 +28,8 @@ type testServer struct {
 
 func newTestServer(t *testing.T) *testServer {
 	t.Helper()
-	store := mongostore.New(storetest.Database(t))
-	if err := store.EnsureIndexes(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	svc := access.NewService(store, access.Config{Argon2: access.Argon2Params{MemoryKiB: 64, Iterations: 1, Parallelism: 1}})
-	h := adminapi.NewHandler(adminapi.DefaultPrefix, func() (*access.Service, error) { return svc, nil }, nil)
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return &testServer{t: t, url: srv.URL + adminapi.DefaultPrefix, svc: svc}
+	s := adminapitest.New(t)
+	return &testServer{t: t, url: s.URL + adminapi.DefaultPrefix, svc: s.Service}
 }
 
 // answer is a response with its body read.

@@ -5,54 +5,29 @@ import (
 	"errors"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/appaccess/appaccess/accessapi/access"
 	"github.com/appaccess/appaccess/accessapi/adminapi"
+	"github.com/appaccess/appaccess/accessapi/adminapi/adminapitest"
 	"github.com/appaccess/appaccess/accessapi/adminclient"
-	"github.com/appaccess/appaccess/accessapi/mongostore"
 	"github.com/appaccess/appaccess/accessapi/storetest"
 	"github.com/appaccess/appaccess/accessapi/wire"
 )
 
 func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
 
-// server is the real management API over the real store, on an httptest
-// server that records every request URI it was sent.
-type server struct {
-	url  string
-	svc  *access.Service
-	mu   sync.Mutex
-	uris []string
-}
+// server is the real management API over the real store.
+type server struct{ *adminapitest.Server }
 
-func newServer(t *testing.T) *server {
-	t.Helper()
-	store := mongostore.New(storetest.Database(t))
-	if err := store.EnsureIndexes(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	s := &server{svc: access.NewService(store, access.Config{Argon2: access.Argon2Params{MemoryKiB: 64, Iterations: 1, Parallelism: 1}})}
-	api := adminapi.NewHandler(adminapi.DefaultPrefix, func() (*access.Service, error) { return s.svc, nil }, nil)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.mu.Lock()
-		s.uris = append(s.uris, r.RequestURI)
-		s.mu.Unlock()
-		api.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	s.url = srv.URL
-	return s
-}
+func newServer(t *testing.T) server { return server{adminapitest.New(t)} }
 
-func (s *server) client(t *testing.T) *adminclient.Client {
+func (s server) client(t *testing.T) *adminclient.Client {
 	t.Helper()
-	c, err := adminclient.New(s.url)
+	c, err := adminclient.New(s.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,9 +108,7 @@ func TestClient_LicensesRoundTripWithoutACodeInAnyURI(t *testing.T) {
 	if err := c.DeleteLicense(ctx, app.ID, found.ID); err != nil {
 		t.Fatal(err)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, uri := range s.uris {
+	for _, uri := range s.RequestURIs() {
 		for _, l := range issued.Licenses {
 			if strings.Contains(uri, l.Code) || strings.Contains(strings.ToLower(uri), strings.ToLower(l.Code)) {
 				t.Fatalf("request URI %q carries a license code", uri)
@@ -149,8 +122,8 @@ func TestClient_UsersRoundTrip(t *testing.T) {
 	s := newServer(t)
 	c, ctx := s.client(t), context.Background()
 	created := must[*wire.App](t)(c.CreateApp(ctx, wire.AppSettings{Name: ptr("Shop"), DeviceAuth: ptr(true)}))
-	app := must[*access.App](t)(s.svc.App(ctx, created.ID))
-	u := must[*access.UserView](t)(s.svc.SignUp(ctx, app, access.SignUpRequest{Username: "sam", Password: "password1", HardwareID: "hw-1"}))
+	app := must[*access.App](t)(s.Service.App(ctx, created.ID))
+	u := must[*access.UserView](t)(s.Service.SignUp(ctx, app, access.SignUpRequest{Username: "sam", Password: "password1", HardwareID: "hw-1"}))
 
 	entry := must[*wire.LedgerEntry](t)(c.Grant(ctx, app.ID, u.ID, wire.GrantRequest{Minutes: ptr(int64(30)), Note: "support"}))
 	if entry.Type != "grant" || *entry.Minutes != 30 || entry.Note != "support" {
@@ -256,7 +229,7 @@ func TestClient_CannotConnectNamesTheAddress(t *testing.T) {
 func TestClient_AcceptsTheSchemeAndTheBareForm(t *testing.T) {
 	t.Parallel()
 	s := newServer(t)
-	for _, addr := range []string{s.url, strings.TrimPrefix(s.url, "http://"), s.url + "/", "tcp/" + strings.TrimPrefix(s.url, "http://")} {
+	for _, addr := range []string{s.URL, strings.TrimPrefix(s.URL, "http://"), s.URL + "/", "tcp/" + strings.TrimPrefix(s.URL, "http://")} {
 		c, err := adminclient.New(addr)
 		if err != nil {
 			t.Fatalf("New(%q): %v", addr, err)
@@ -275,7 +248,7 @@ func TestClient_ReachesAUnixSocket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &http.Server{Handler: adminapi.NewHandler(adminapi.DefaultPrefix, func() (*access.Service, error) { return s.svc, nil }, nil)}
+	srv := &http.Server{Handler: adminapi.NewHandler(adminapi.DefaultPrefix, func() (*access.Service, error) { return s.Service, nil }, nil)}
 	go srv.Serve(l)
 	t.Cleanup(func() { srv.Close() })
 	c, err := adminclient.New("unix/" + path + "|0600")
