@@ -45,6 +45,8 @@ func TestAdminApps_SecretShownOnlyAtCreationAndRotation(t *testing.T) {
 		{"zero devices", "PATCH", "/apps/" + id, map[string]any{"max_devices": 0}, 422, "validation_failed"},
 		{"unknown app", "GET", "/apps/00000000-0000-0000-0000-000000000000", nil, 404, "not_found"},
 		{"unknown route", "GET", "/nothing", nil, 404, "not_found"},
+		{"wrong method", "PUT", "/apps/" + id + "/rotate_secret", nil, 405, "method_not_allowed"},
+		{"misspelt setting", "PATCH", "/apps/" + id, map[string]any{"anonymus_access": true}, 422, "validation_failed"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			expect(t, request(t, tt.method, adminBase+tt.path, nil, tt.body), tt.status, tt.code)
