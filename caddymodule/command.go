@@ -113,7 +113,7 @@ func userError(err error, source string) error {
 		}
 		return errors.New(b.String())
 	case errors.As(err, &ce):
-		return fmt.Errorf("%w\n(the address is %s; set --address or $%s to the server's admin address)", err, source, EnvAdminAddress)
+		return fmt.Errorf("%w\n(that address is from %s; point --address or $%s at the server's admin endpoint)", err, source, EnvAdminAddress)
 	}
 	return err
 }

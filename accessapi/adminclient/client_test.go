@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -265,6 +266,30 @@ func TestClient_RefusesAddressesItCannotUse(t *testing.T) {
 	for _, addr := range []string{"", "ftp://localhost:2019", "localhost", "unix/"} {
 		if _, err := adminclient.New(addr); err == nil {
 			t.Errorf("New(%q) succeeded", addr)
+		}
+	}
+}
+
+func TestClient_WithPrefixReachesAHandlerMountedElsewhere(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	srv := httptest.NewServer(adminapi.NewHandler("/manage", func() (*access.Service, error) { return s.Service, nil }, nil))
+	t.Cleanup(srv.Close)
+	for _, tt := range []struct {
+		opts []adminclient.Option
+		ok   bool
+	}{
+		{[]adminclient.Option{adminclient.WithPrefix("/manage/")}, true},
+		{nil, false}, // /app_access is not there
+	} {
+		c, err := adminclient.New(srv.URL, tt.opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.Health(context.Background())
+		var p *adminclient.Problem
+		if (err == nil) != tt.ok || (err != nil && (!errors.As(err, &p) || p.Status != http.StatusNotFound)) {
+			t.Fatalf("options %d: %v", len(tt.opts), err)
 		}
 	}
 }
