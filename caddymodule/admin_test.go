@@ -145,7 +145,7 @@ func TestAdminLicenses_IssueListFindAndDelete(t *testing.T) {
 func TestAdminUsers_ShowGrantResetAndDelete(t *testing.T) {
 	startServer(t, "", "")
 	a := createApp(t, map[string]any{"device_auth": true, "max_devices": 2})
-	r := request(t, "POST", apiBase+"/sign_up", a.headers(), map[string]any{"username": "sam", "password": "password1", "hardware_id": "hw-1"})
+	r := request(t, "POST", apiBase+"/sign_up", a.headers(), map[string]any{"username": "sam", "password": "vortex-lamp-71", "hardware_id": "hw-1"})
 	expect(t, r, 201, "")
 	id := r.str("id")
 	users := adminBase + "/apps/" + a.id + "/users/"
@@ -156,7 +156,7 @@ func TestAdminUsers_ShowGrantResetAndDelete(t *testing.T) {
 		t.Fatalf("grant %s", g.raw)
 	}
 	expect(t, request(t, "POST", users+id+"/grant", nil, map[string]any{}), 422, "validation_failed")
-	expect(t, login(t, a, map[string]any{"username": "sam", "password": "password1"}, "hw-1"), 200, "")
+	expect(t, login(t, a, map[string]any{"username": "sam", "password": "vortex-lamp-71"}, "hw-1"), 200, "")
 
 	d := request(t, "GET", users+id, nil, nil)
 	expect(t, d, 200, "")
@@ -177,9 +177,9 @@ func TestAdminUsers_ShowGrantResetAndDelete(t *testing.T) {
 	}
 	expect(t, request(t, "DELETE", users+id, nil, nil), 204, "")
 	expect(t, request(t, "GET", users+id, nil, nil), 404, "not_found")
-	expect(t, login(t, a, map[string]any{"username": "sam", "password": "password1"}, "hw-1"), 401, "invalid_credentials")
+	expect(t, login(t, a, map[string]any{"username": "sam", "password": "vortex-lamp-71"}, "hw-1"), 401, "invalid_credentials")
 	// The name is free again.
-	expect(t, request(t, "POST", apiBase+"/sign_up", a.headers(), map[string]any{"username": "sam", "password": "password1", "hardware_id": "hw-1"}), 201, "")
+	expect(t, request(t, "POST", apiBase+"/sign_up", a.headers(), map[string]any{"username": "sam", "password": "vortex-lamp-71", "hardware_id": "hw-1"}), 201, "")
 	for _, p := range []string{"", "/ban", "/unban", "/grant"} {
 		method := map[string]string{"": "GET", "/ban": "POST", "/unban": "POST", "/grant": "POST"}[p]
 		var body any
@@ -221,8 +221,8 @@ func TestAdminVariablesAndFiles_ReachTheClients(t *testing.T) {
 	startServer(t, "", "")
 	a := createApp(t, nil)
 	base := adminBase + "/apps/" + a.id
-	activeUser(t, a, "tia", "password1")
-	user := a.headers("x-api-username", "tia", "x-api-password", "password1")
+	activeUser(t, a, "tia", "vortex-lamp-71")
+	user := a.headers("x-api-username", "tia", "x-api-password", "vortex-lamp-71")
 
 	expect(t, request(t, "PUT", base+"/variables/version", nil, map[string]any{"value": "1.2.3"}), 200, "")
 	expect(t, request(t, "PUT", base+"/variables/version", nil, map[string]any{}), 422, "validation_failed")
@@ -259,7 +259,7 @@ func TestAdminVariablesAndFiles_ReachTheClients(t *testing.T) {
 		{"range of a plain file", plainID, "bytes=100-199", plain[100:200], 206},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			h := a.headers("x-api-username", "tia", "x-api-password", "password1")
+			h := a.headers("x-api-username", "tia", "x-api-password", "vortex-lamp-71")
 			if tt.rng != "" {
 				h["Range"] = tt.rng
 			}
@@ -270,18 +270,18 @@ func TestAdminVariablesAndFiles_ReachTheClients(t *testing.T) {
 		})
 	}
 	etag := request(t, "GET", apiBase+"/files/"+plainID, user, nil).header.Get("ETag")
-	h := a.headers("x-api-username", "tia", "x-api-password", "password1", "If-None-Match", etag)
+	h := a.headers("x-api-username", "tia", "x-api-password", "vortex-lamp-71", "If-None-Match", etag)
 	if r := request(t, "GET", apiBase+"/files/"+plainID, h, nil); r.status != 304 {
 		t.Fatalf("conditional GET answered %d", r.status)
 	}
-	h = a.headers("x-api-username", "tia", "x-api-password", "password1", "Range", "bytes=999999999-")
+	h = a.headers("x-api-username", "tia", "x-api-password", "vortex-lamp-71", "Range", "bytes=999999999-")
 	if r := request(t, "GET", apiBase+"/files/"+plainID, h, nil); r.status != 416 {
 		t.Fatalf("unsatisfiable range answered %d", r.status)
 	}
 	expect(t, request(t, "GET", apiBase+"/files/"+plainID, a.headers(), nil), 401, "authentication_required")
 	other := createApp(t, nil)
-	activeUser(t, other, "uma", "password1")
-	expect(t, request(t, "GET", apiBase+"/files/"+plainID, other.headers("x-api-username", "uma", "x-api-password", "password1"), nil), 404, "not_found")
+	activeUser(t, other, "uma", "vortex-lamp-71")
+	expect(t, request(t, "GET", apiBase+"/files/"+plainID, other.headers("x-api-username", "uma", "x-api-password", "vortex-lamp-71"), nil), 404, "not_found")
 
 	expect(t, request(t, "DELETE", base+"/files/"+plainID, nil, nil), 204, "")
 	expect(t, request(t, "GET", apiBase+"/files/"+plainID, user, nil), 404, "not_found")

@@ -20,7 +20,7 @@ func TestSignUp_CreatesAnInactiveUser(t *testing.T) {
 func TestSignUp_RefusesInvalidInput(t *testing.T) {
 	startServer(t, "", "")
 	a := createApp(t, nil)
-	signUp(t, a, "taken", "password1")
+	signUp(t, a, "taken", "vortex-lamp-71")
 	tests := []struct {
 		name   string
 		body   any
@@ -28,19 +28,19 @@ func TestSignUp_RefusesInvalidInput(t *testing.T) {
 		code   string
 		field  string
 	}{
-		{"missing username", map[string]any{"password": "password1"}, 422, "validation_failed", "username"},
+		{"missing username", map[string]any{"password": "vortex-lamp-71"}, 422, "validation_failed", "username"},
 		{"missing password", map[string]any{"username": "bob"}, 422, "validation_failed", "password"},
 		{"short password", map[string]any{"username": "bob", "password": "1234567"}, 422, "validation_failed", "password"},
 		{"password over 1024 bytes", map[string]any{"username": "bob", "password": strings.Repeat("x", 1025)}, 422, "validation_failed", "password"},
-		{"short username", map[string]any{"username": "ab", "password": "password1"}, 422, "validation_failed", "username"},
-		{"long username", map[string]any{"username": strings.Repeat("a", 65), "password": "password1"}, 422, "validation_failed", "username"},
-		{"leading space", map[string]any{"username": " bob", "password": "password1"}, 422, "validation_failed", "username"},
-		{"control character", map[string]any{"username": "bo\nb", "password": "password1"}, 422, "validation_failed", "username"},
-		{"wrong type", map[string]any{"username": 42, "password": "password1"}, 422, "validation_failed", "username"},
+		{"short username", map[string]any{"username": "ab", "password": "vortex-lamp-71"}, 422, "validation_failed", "username"},
+		{"long username", map[string]any{"username": strings.Repeat("a", 65), "password": "vortex-lamp-71"}, 422, "validation_failed", "username"},
+		{"leading space", map[string]any{"username": " bob", "password": "vortex-lamp-71"}, 422, "validation_failed", "username"},
+		{"control character", map[string]any{"username": "bo\nb", "password": "vortex-lamp-71"}, 422, "validation_failed", "username"},
+		{"wrong type", map[string]any{"username": 42, "password": "vortex-lamp-71"}, 422, "validation_failed", "username"},
 		{"malformed JSON", `{"username": "bob",`, 422, "validation_failed", "body"},
 		{"empty body", ``, 422, "validation_failed", "body"},
-		{"body over 64 KiB", map[string]any{"username": "bob", "password": "password1", "pad": strings.Repeat("x", 70<<10)}, 413, "payload_too_large", ""},
-		{"taken name in other case", map[string]any{"username": "TAKEN", "password": "password1"}, 409, "username_taken", ""},
+		{"body over 64 KiB", map[string]any{"username": "bob", "password": "vortex-lamp-71", "pad": strings.Repeat("x", 70<<10)}, 413, "payload_too_large", ""},
+		{"taken name in other case", map[string]any{"username": "TAKEN", "password": "vortex-lamp-71"}, 409, "username_taken", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -85,8 +85,8 @@ func TestSignUpWithLicenseCode_ActivatesTheCodeOnce(t *testing.T) {
 func TestLogin_UnknownUserAndWrongPasswordLookAlike(t *testing.T) {
 	startServer(t, "", "")
 	a := createApp(t, nil)
-	activeUser(t, a, "dave", "password1")
-	unknown := login(t, a, map[string]any{"username": "nobody", "password": "password1"}, "")
+	activeUser(t, a, "dave", "vortex-lamp-71")
+	unknown := login(t, a, map[string]any{"username": "nobody", "password": "vortex-lamp-71"}, "")
 	wrong := login(t, a, map[string]any{"username": "dave", "password": "password2"}, "")
 	expect(t, unknown, 401, "invalid_credentials")
 	expect(t, wrong, 401, "invalid_credentials")
@@ -114,13 +114,13 @@ func TestLogin_UnknownUserAndWrongPasswordLookAlike(t *testing.T) {
 func TestLogin_OpensASessionOrRefuses(t *testing.T) {
 	startServer(t, "", "")
 	a := createApp(t, nil)
-	userID := activeUser(t, a, "erin", "password1")
-	signUp(t, a, "idle", "password1")
+	userID := activeUser(t, a, "erin", "vortex-lamp-71")
+	signUp(t, a, "idle", "vortex-lamp-71")
 	code := issueCode(t, a, map[string]any{"grants_lifetime_access": true})
 	expect(t, request(t, "POST", apiBase+"/sign_up_with_license_code", a.headers(), map[string]any{"code": code}), 201, "")
 	unused := issueCode(t, a, map[string]any{"minutes": 5})
 
-	r := login(t, a, map[string]any{"username": "ERIN", "password": "password1"}, "")
+	r := login(t, a, map[string]any{"username": "ERIN", "password": "vortex-lamp-71"}, "")
 	expect(t, r, 200, "")
 	if len(r.str("session_token")) < 43 || !strings.HasSuffix(r.str("expires_at"), "Z") {
 		t.Fatalf("session %s", r.raw)
@@ -131,13 +131,13 @@ func TestLogin_OpensASessionOrRefuses(t *testing.T) {
 	}
 	expect(t, login(t, a, map[string]any{"code": code}, ""), 200, "")
 	expect(t, login(t, a, map[string]any{"code": unused}, ""), 401, "invalid_credentials")
-	expect(t, login(t, a, map[string]any{"username": "idle", "password": "password1"}, ""), 403, "membership_inactive")
+	expect(t, login(t, a, map[string]any{"username": "idle", "password": "vortex-lamp-71"}, ""), 403, "membership_inactive")
 	expect(t, login(t, a, map[string]any{"username": "idle", "password": "wrong-password"}, ""), 401, "invalid_credentials")
 	expect(t, request(t, "POST", apiBase+"/auth/login", a.headers(), map[string]any{}), 422, "validation_failed")
 	expect(t, login(t, a, map[string]any{"username": "erin"}, ""), 422, "validation_failed")
 
 	expect(t, request(t, "POST", adminBase+"/apps/"+a.id+"/users/"+userID+"/ban", nil, map[string]any{"reason": "cheating"}), 204, "")
-	expect(t, login(t, a, map[string]any{"username": "erin", "password": "password1"}, ""), 403, "user_banned")
+	expect(t, login(t, a, map[string]any{"username": "erin", "password": "vortex-lamp-71"}, ""), 403, "user_banned")
 	// A banned user's wrong password reveals nothing about the ban.
 	expect(t, login(t, a, map[string]any{"username": "erin", "password": "password2"}, ""), 401, "invalid_credentials")
 
@@ -151,10 +151,10 @@ func TestAppContext_AuthenticatesEachForm(t *testing.T) {
 	startServer(t, "", "")
 	a := createApp(t, nil)
 	expect(t, request(t, "PUT", adminBase+"/apps/"+a.id+"/variables/motd", nil, map[string]any{"value": "hello"}), 200, "")
-	activeUser(t, a, "fay", "password1")
+	activeUser(t, a, "fay", "vortex-lamp-71")
 	code := issueCode(t, a, map[string]any{"minutes": 60})
 	expect(t, request(t, "POST", apiBase+"/sign_up_with_license_code", a.headers(), map[string]any{"code": code}), 201, "")
-	token := login(t, a, map[string]any{"username": "fay", "password": "password1"}, "").str("session_token")
+	token := login(t, a, map[string]any{"username": "fay", "password": "vortex-lamp-71"}, "").str("session_token")
 
 	for _, tt := range []struct {
 		name    string
@@ -163,7 +163,7 @@ func TestAppContext_AuthenticatesEachForm(t *testing.T) {
 	}{
 		{"bearer token", a.headers("Authorization", "Bearer "+token), "fay"},
 		{"license code header", a.headers("x-api-license-code", code), ""},
-		{"username and password headers", a.headers("x-api-username", "fay", "x-api-password", "password1"), "fay"},
+		{"username and password headers", a.headers("x-api-username", "fay", "x-api-password", "vortex-lamp-71"), "fay"},
 		{"bearer wins over other headers", a.headers("Authorization", "Bearer "+token, "x-api-username", "x", "x-api-password", "y"), "fay"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -189,9 +189,9 @@ func TestAppContext_AuthenticatesEachForm(t *testing.T) {
 func TestAppContext_RefusesWithTheSpecifiedStatuses(t *testing.T) {
 	startServer(t, "", "")
 	a, other := createApp(t, nil), createApp(t, nil)
-	signUp(t, a, "gus", "password1")
-	activeUser(t, other, "hal", "password1")
-	otherToken := login(t, other, map[string]any{"username": "hal", "password": "password1"}, "").str("session_token")
+	signUp(t, a, "gus", "vortex-lamp-71")
+	activeUser(t, other, "hal", "vortex-lamp-71")
+	otherToken := login(t, other, map[string]any{"username": "hal", "password": "vortex-lamp-71"}, "").str("session_token")
 	tests := []struct {
 		name    string
 		headers map[string]string
@@ -203,7 +203,7 @@ func TestAppContext_RefusesWithTheSpecifiedStatuses(t *testing.T) {
 		{"unknown token", a.headers("Authorization", "Bearer st_nothing"), 401, "invalid_credentials"},
 		{"token of another application", a.headers("Authorization", "Bearer "+otherToken), 401, "invalid_credentials"},
 		{"unknown license code", a.headers("x-api-license-code", "AAAAA-AAAAA"), 401, "invalid_credentials"},
-		{"inactive membership", a.headers("x-api-username", "gus", "x-api-password", "password1"), 403, "membership_inactive"},
+		{"inactive membership", a.headers("x-api-username", "gus", "x-api-password", "vortex-lamp-71"), 403, "membership_inactive"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -220,14 +220,14 @@ func TestAppContext_RefusesWithTheSpecifiedStatuses(t *testing.T) {
 func TestAppContext_AnonymousAccessStillChecksSentCredentials(t *testing.T) {
 	startServer(t, "", "")
 	a := createApp(t, map[string]any{"anonymous_access": true})
-	activeUser(t, a, "ivy", "password1")
+	activeUser(t, a, "ivy", "vortex-lamp-71")
 	r := request(t, "GET", apiBase+"/app_context", a.headers(), nil)
 	expect(t, r, 200, "")
 	if _, ok := r.body["user"]; !ok || r.body["user"] != nil {
 		t.Fatalf("anonymous context %s, want user null", r.raw)
 	}
 	expect(t, request(t, "GET", apiBase+"/app_context", a.headers("x-api-username", "ivy", "x-api-password", "bad-password"), nil), 401, "invalid_credentials")
-	r = request(t, "GET", apiBase+"/app_context", a.headers("x-api-username", "ivy", "x-api-password", "password1"), nil)
+	r = request(t, "GET", apiBase+"/app_context", a.headers("x-api-username", "ivy", "x-api-password", "vortex-lamp-71"), nil)
 	expect(t, r, 200, "")
 	if r.obj("user")["username"] != "ivy" {
 		t.Fatalf("context %s", r.raw)
@@ -237,9 +237,9 @@ func TestAppContext_AnonymousAccessStillChecksSentCredentials(t *testing.T) {
 func TestActivateLicense_AddsTimeOnce(t *testing.T) {
 	startServer(t, "", "")
 	a := createApp(t, nil)
-	signUp(t, a, "jan", "password1")
+	signUp(t, a, "jan", "vortex-lamp-71")
 	code := issueCode(t, a, map[string]any{"minutes": 90})
-	body := map[string]any{"code": code, "username": "jan", "password": "password1"}
+	body := map[string]any{"code": code, "username": "jan", "password": "vortex-lamp-71"}
 	r := request(t, "POST", apiBase+"/activate_license", a.headers(), body)
 	expect(t, r, 201, "")
 	occurred, err := time.Parse(time.RFC3339Nano, r.str("occurred_at"))
@@ -251,15 +251,15 @@ func TestActivateLicense_AddsTimeOnce(t *testing.T) {
 		t.Fatalf("activation record %s", r.raw)
 	}
 	second := issueCode(t, a, map[string]any{"minutes": 30})
-	expect(t, request(t, "POST", apiBase+"/activate_license", a.headers(), map[string]any{"code": second, "username": "jan", "password": "password1"}), 201, "")
-	ctx := request(t, "GET", apiBase+"/app_context", a.headers("x-api-username", "jan", "x-api-password", "password1"), nil)
+	expect(t, request(t, "POST", apiBase+"/activate_license", a.headers(), map[string]any{"code": second, "username": "jan", "password": "vortex-lamp-71"}), 201, "")
+	ctx := request(t, "GET", apiBase+"/app_context", a.headers("x-api-username", "jan", "x-api-password", "vortex-lamp-71"), nil)
 	expires, _ := time.Parse(time.RFC3339Nano, ctx.obj("user")["membership"].(map[string]any)["expires_at"].(string))
 	if got := expires.Sub(occurred); got != 120*time.Minute {
 		t.Fatalf("membership runs %v after the first activation, want 2h", got)
 	}
 
 	lifetime := issueCode(t, a, map[string]any{"grants_lifetime_access": true})
-	r = request(t, "POST", apiBase+"/activate_license", a.headers(), map[string]any{"code": lifetime, "username": "jan", "password": "password1"})
+	r = request(t, "POST", apiBase+"/activate_license", a.headers(), map[string]any{"code": lifetime, "username": "jan", "password": "vortex-lamp-71"})
 	expect(t, r, 201, "")
 	if r.body["minutes"] != nil || r.body["grants_lifetime_access"] != true {
 		t.Fatalf("lifetime record %s", r.raw)
@@ -273,7 +273,7 @@ func TestActivateLicense_AddsTimeOnce(t *testing.T) {
 	}{
 		{"used code", body, 401, "license_used"},
 		{"wrong password", map[string]any{"code": issueCode(t, a, map[string]any{"minutes": 1}), "username": "jan", "password": "password2"}, 401, "invalid_credentials"},
-		{"unknown code", map[string]any{"code": "ZZZZZ-ZZZZZ", "username": "jan", "password": "password1"}, 401, "license_invalid"},
+		{"unknown code", map[string]any{"code": "ZZZZZ-ZZZZZ", "username": "jan", "password": "vortex-lamp-71"}, 401, "license_invalid"},
 		{"missing fields", map[string]any{"code": code}, 422, "validation_failed"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -285,10 +285,10 @@ func TestActivateLicense_AddsTimeOnce(t *testing.T) {
 func TestActivateLicense_BannedUserIsRefused(t *testing.T) {
 	startServer(t, "", "")
 	a := createApp(t, nil)
-	id := signUp(t, a, "kim", "password1")
+	id := signUp(t, a, "kim", "vortex-lamp-71")
 	expect(t, request(t, "POST", adminBase+"/apps/"+a.id+"/users/"+id+"/ban", nil, nil), 204, "")
 	code := issueCode(t, a, map[string]any{"minutes": 10})
-	expect(t, request(t, "POST", apiBase+"/activate_license", a.headers(), map[string]any{"code": code, "username": "kim", "password": "password1"}), 403, "user_banned")
+	expect(t, request(t, "POST", apiBase+"/activate_license", a.headers(), map[string]any{"code": code, "username": "kim", "password": "vortex-lamp-71"}), 403, "user_banned")
 }
 
 func TestApplicationCredentials_CheckedFirstOnEveryEndpoint(t *testing.T) {
@@ -321,12 +321,12 @@ func TestApplicationCredentials_CheckedFirstOnEveryEndpoint(t *testing.T) {
 func TestDeviceAuthentication_RegistersUpToTheLimit(t *testing.T) {
 	startServer(t, "", "")
 	a := createApp(t, map[string]any{"device_auth": true, "max_devices": 1})
-	expect(t, request(t, "POST", apiBase+"/sign_up", a.headers(), map[string]any{"username": "lee", "password": "password1"}), 422, "validation_failed")
-	r := request(t, "POST", apiBase+"/sign_up", a.headers(), map[string]any{"username": "lee", "password": "password1", "hardware_id": "hw-A"})
+	expect(t, request(t, "POST", apiBase+"/sign_up", a.headers(), map[string]any{"username": "lee", "password": "vortex-lamp-71"}), 422, "validation_failed")
+	r := request(t, "POST", apiBase+"/sign_up", a.headers(), map[string]any{"username": "lee", "password": "vortex-lamp-71", "hardware_id": "hw-A"})
 	expect(t, r, 201, "")
 	code := issueCode(t, a, map[string]any{"minutes": 60})
-	expect(t, request(t, "POST", apiBase+"/activate_license", a.headers(), map[string]any{"code": code, "username": "lee", "password": "password1"}), 201, "")
-	creds := map[string]any{"username": "lee", "password": "password1"}
+	expect(t, request(t, "POST", apiBase+"/activate_license", a.headers(), map[string]any{"code": code, "username": "lee", "password": "vortex-lamp-71"}), 201, "")
+	creds := map[string]any{"username": "lee", "password": "vortex-lamp-71"}
 
 	expect(t, login(t, a, creds, ""), 401, "device_required")
 	expect(t, login(t, a, creds, "hw-B"), 401, "device_mismatch")
@@ -335,7 +335,7 @@ func TestDeviceAuthentication_RegistersUpToTheLimit(t *testing.T) {
 	token := r.str("session_token")
 	// The session carries its device: no header needed.
 	expect(t, request(t, "GET", apiBase+"/app_context", a.headers("Authorization", "Bearer "+token), nil), 200, "")
-	legacy := a.headers("x-api-username", "lee", "x-api-password", "password1")
+	legacy := a.headers("x-api-username", "lee", "x-api-password", "vortex-lamp-71")
 	expect(t, request(t, "GET", apiBase+"/app_context", legacy, nil), 401, "device_required")
 	legacy["x-hardware-id"] = "hw-B"
 	expect(t, request(t, "GET", apiBase+"/app_context", legacy, nil), 401, "device_mismatch")
@@ -356,8 +356,8 @@ func TestDeviceAuthentication_RegistersUpToTheLimit(t *testing.T) {
 func TestLogout_EndsTheSessionAndIsIdempotent(t *testing.T) {
 	startServer(t, "", "")
 	a := createApp(t, nil)
-	activeUser(t, a, "mia", "password1")
-	token := login(t, a, map[string]any{"username": "mia", "password": "password1"}, "").str("session_token")
+	activeUser(t, a, "mia", "vortex-lamp-71")
+	token := login(t, a, map[string]any{"username": "mia", "password": "vortex-lamp-71"}, "").str("session_token")
 	bearer := a.headers("Authorization", "Bearer "+token)
 	expect(t, request(t, "GET", apiBase+"/app_context", bearer, nil), 200, "")
 	expect(t, request(t, "POST", apiBase+"/auth/logout", bearer, nil), 204, "")
@@ -369,13 +369,13 @@ func TestLogout_EndsTheSessionAndIsIdempotent(t *testing.T) {
 func TestBan_EndsAllSessionsAtOnce(t *testing.T) {
 	startServer(t, "", "")
 	a := createApp(t, nil)
-	id := activeUser(t, a, "ned", "password1")
-	token := login(t, a, map[string]any{"username": "ned", "password": "password1"}, "").str("session_token")
+	id := activeUser(t, a, "ned", "vortex-lamp-71")
+	token := login(t, a, map[string]any{"username": "ned", "password": "vortex-lamp-71"}, "").str("session_token")
 	bearer := a.headers("Authorization", "Bearer "+token)
 	expect(t, request(t, "GET", apiBase+"/app_context", bearer, nil), 200, "")
 	expect(t, request(t, "POST", adminBase+"/apps/"+a.id+"/users/"+id+"/ban", nil, map[string]any{"reason": "abuse"}), 204, "")
 	expect(t, request(t, "GET", apiBase+"/app_context", bearer, nil), 401, "invalid_credentials")
-	expect(t, request(t, "GET", apiBase+"/app_context", a.headers("x-api-username", "ned", "x-api-password", "password1"), nil), 403, "user_banned")
+	expect(t, request(t, "GET", apiBase+"/app_context", a.headers("x-api-username", "ned", "x-api-password", "vortex-lamp-71"), nil), 403, "user_banned")
 	expect(t, request(t, "POST", adminBase+"/apps/"+a.id+"/users/"+id+"/unban", nil, nil), 204, "")
-	expect(t, request(t, "GET", apiBase+"/app_context", a.headers("x-api-username", "ned", "x-api-password", "password1"), nil), 200, "")
+	expect(t, request(t, "GET", apiBase+"/app_context", a.headers("x-api-username", "ned", "x-api-password", "vortex-lamp-71"), nil), 200, "")
 }

@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -33,7 +34,7 @@ written localhost:2019, http://localhost:2019 or unix//path/to/admin.sock.
 
 Output is a table; --json prints the route's JSON instead. Errors print the
 problem's detail and exit non-zero.`,
-		CobraFunc: func(cmd *cobra.Command) { newCLI(os.Stdout).build(cmd) },
+		CobraFunc: func(cmd *cobra.Command) { newCLI(os.Stdin, os.Stdout).build(cmd) },
 	})
 }
 
@@ -41,10 +42,20 @@ problem's detail and exit non-zero.`,
 type cli struct {
 	address, config, adapter string
 	json                     bool
+	in                       io.Reader // where reset-password reads the new password
 	out                      io.Writer
 }
 
-func newCLI(out io.Writer) *cli { return &cli{out: out} }
+func newCLI(in io.Reader, out io.Writer) *cli { return &cli{in: in, out: out} }
+
+// readSecretLine reads one line (a password) from r, without its line end.
+func readSecretLine(r io.Reader) (string, error) {
+	line, err := bufio.NewReader(r).ReadString('\n')
+	if err != nil && !(errors.Is(err, io.EOF) && line != "") {
+		return "", fmt.Errorf("reading the new password from the standard input: %w", err)
+	}
+	return strings.TrimRight(line, "\r\n"), nil
+}
 
 // build adds the shared flags and the resource commands to the root.
 func (c *cli) build(cmd *cobra.Command) {

@@ -18,11 +18,12 @@ var appColumns = []column[wire.App]{
 	{"min_password_length", func(a wire.App) string { return number(a.MinPasswordLength) }},
 	{"session_ttl", func(a wire.App) string { return a.SessionTTL }},
 	{"token_requires_hardware_id", func(a wire.App) string { return yesNo(a.TokenRequiresHardwareID) }},
+	{"max_sessions", func(a wire.App) string { return number(a.MaxSessions) }},
 	{"created_at", func(a wire.App) string { return a.CreatedAt }},
 }
 
 // appListColumns are the columns of apps list: no secret is ever listed.
-var appListColumns = []column[wire.App]{appColumns[0], appColumns[1], appColumns[2], appColumns[4], appColumns[5], appColumns[10]}
+var appListColumns = []column[wire.App]{appColumns[0], appColumns[1], appColumns[2], appColumns[4], appColumns[5], appColumns[11]}
 
 var secretColumns = []column[wire.SecretRotation]{
 	{"api_secret", func(s wire.SecretRotation) string { return s.APISecret }},
@@ -33,7 +34,7 @@ var secretColumns = []column[wire.SecretRotation]{
 type appSettingsFlags struct {
 	name, sessionTTL                         string
 	deviceAuth, anonymousAccess, tokenDevice bool
-	maxDevices, minPassword                  int
+	maxDevices, minPassword, maxSessions     int
 }
 
 func (f *appSettingsFlags) add(cmd *cobra.Command) *cobra.Command {
@@ -44,6 +45,7 @@ func (f *appSettingsFlags) add(cmd *cobra.Command) *cobra.Command {
 	fl.IntVar(&f.maxDevices, "max-devices", 1, "devices per user")
 	fl.IntVar(&f.minPassword, "min-password-length", 8, "minimum password length")
 	fl.StringVar(&f.sessionTTL, "session-ttl", "24h", "session lifetime")
+	fl.IntVar(&f.maxSessions, "max-sessions", 10, "open sessions per user (the oldest ends)")
 	fl.BoolVar(&f.tokenDevice, "token-requires-hardware-id", false, "with device auth, require x-hardware-id on token requests")
 	return cmd
 }
@@ -58,6 +60,7 @@ func (f *appSettingsFlags) settings(cmd *cobra.Command) wire.AppSettings {
 		MinPasswordLength:       ifGiven(given("min-password-length"), &f.minPassword),
 		SessionTTL:              ifGiven(given("session-ttl"), &f.sessionTTL),
 		TokenRequiresHardwareID: ifGiven(given("token-requires-hardware-id"), &f.tokenDevice),
+		MaxSessions:             ifGiven(given("max-sessions"), &f.maxSessions),
 	}
 }
 

@@ -35,9 +35,15 @@ func isolate(t *testing.T) {
 // runCommand runs caddy app-access with args and returns what it printed.
 func runCommand(t *testing.T, args ...string) (string, error) {
 	t.Helper()
+	return runCommandWithInput(t, "", args...)
+}
+
+// runCommandWithInput is runCommand with input on the standard input.
+func runCommandWithInput(t *testing.T, input string, args ...string) (string, error) {
+	t.Helper()
 	var out bytes.Buffer
 	root := &cobra.Command{Use: "app-access", SilenceErrors: true}
-	newCLI(&out).build(root)
+	newCLI(strings.NewReader(input), &out).build(root)
 	root.SetArgs(args)
 	root.SetOut(&out)
 	root.SetErr(&out)
@@ -100,7 +106,7 @@ func TestCommand_FindsTheServerByFlagVariableConfigInThatOrder(t *testing.T) {
 
 func TestCommand_DefaultsToCaddysAdminAddress(t *testing.T) {
 	isolate(t)
-	c := newCLI(&bytes.Buffer{})
+	c := newCLI(strings.NewReader(""), &bytes.Buffer{})
 	addr, source, err := c.adminAddress()
 	if err != nil || addr != "localhost:2019" || source != "Caddy's default" {
 		t.Fatalf("address %q from %q (%v)", addr, source, err)
@@ -191,6 +197,13 @@ func TestCommand_EverySubcommandAndOutputFormat(t *testing.T) {
 	}
 	if out := cli("users", "grant", "--app", id, u.ID, "--minutes", "30", "--note", "support"); !regexpLine(out, "type", "grant") || !regexpLine(out, "minutes", "30") {
 		t.Fatalf("users grant:\n%s", out)
+	}
+	if out, err := runCommandWithInput(t, "a new passphrase 7\n", "users", "reset-password", "--app", id, u.ID, "--address", s.Addr); err != nil || out != "done\n" {
+		t.Fatalf("users reset-password: %q %v", out, err)
+	}
+	if _, err := s.Service.Login(context.Background(), app, access.LoginRequest{
+		Credentials: access.Credentials{Username: u.Username, Password: "a new passphrase 7"}}); err != nil {
+		t.Fatalf("login with the reset password: %v", err)
 	}
 	for _, action := range [][]string{{"ban", "--reason", "spam"}, {"unban"}, {"reset-devices"}, {"end-sessions"}} {
 		if out := cli(append([]string{"users", action[0], "--app", id, u.ID}, action[1:]...)...); out != "done\n" {
@@ -313,7 +326,7 @@ func TestCommand_UsersShowPrintsMembershipReadably(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inactive, err := s.Service.SignUp(ctx, &app.App, access.SignUpRequest{Username: "nina", Password: "password1", HardwareID: "hw-2"})
+	inactive, err := s.Service.SignUp(ctx, &app.App, access.SignUpRequest{Username: "nina", Password: "glass tulip 42", HardwareID: "hw-2"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -116,7 +116,18 @@ func (c *cli) usersCommand() *cobra.Command {
 	grant.Flags().BoolVar(&revokes, "revokes-lifetime", false, "revoke lifetime access")
 	grant.Flags().StringVar(&note, "note", "", "a note kept in the ledger")
 
-	users.AddCommand(list, show, ban, grant,
+	// The new password is read from the standard input, so it stays out
+	// of the shell's history and the process list.
+	resetPassword := action("reset-password USER_ID", "Set a user's password (read from stdin) and end their sessions",
+		func(cl *adminclient.Client, ctx context.Context, app, id string) error {
+			password, err := readSecretLine(c.in)
+			if err != nil {
+				return err
+			}
+			return cl.ResetPassword(ctx, app, id, password)
+		})
+
+	users.AddCommand(list, show, ban, grant, resetPassword,
 		action("unban USER_ID", "Lift a ban", (*adminclient.Client).UnbanUser),
 		action("reset-devices USER_ID", "Free all device slots", (*adminclient.Client).ResetDevices),
 		action("end-sessions USER_ID", "End all sessions", (*adminclient.Client).EndSessions),

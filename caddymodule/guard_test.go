@@ -35,12 +35,12 @@ func TestGuard_PassesSignedInUsersWithTheirIdentity(t *testing.T) {
 	up, calls := echoUpstream(t)
 	startServer(t, up.URL, "")
 	a := createApp(t, map[string]any{"device_auth": true})
-	r := request(t, "POST", apiBase+"/sign_up", a.headers(), map[string]any{"username": "olga", "password": "password1", "hardware_id": "hw-1"})
+	r := request(t, "POST", apiBase+"/sign_up", a.headers(), map[string]any{"username": "olga", "password": "vortex-lamp-71", "hardware_id": "hw-1"})
 	expect(t, r, 201, "")
 	userID := r.str("id")
 	code := issueCode(t, a, map[string]any{"minutes": 60})
-	expect(t, request(t, "POST", apiBase+"/activate_license", a.headers(), map[string]any{"code": code, "username": "olga", "password": "password1"}), 201, "")
-	token := login(t, a, map[string]any{"username": "olga", "password": "password1"}, "hw-1").str("session_token")
+	expect(t, request(t, "POST", apiBase+"/activate_license", a.headers(), map[string]any{"code": code, "username": "olga", "password": "vortex-lamp-71"}), 201, "")
+	token := login(t, a, map[string]any{"username": "olga", "password": "vortex-lamp-71"}, "hw-1").str("session_token")
 	lcode := issueCode(t, a, map[string]any{"grants_lifetime_access": true})
 	lr := request(t, "POST", apiBase+"/sign_up_with_license_code", a.headers(), map[string]any{"code": lcode, "hardware_id": "hw-2"})
 	expect(t, lr, 201, "")
@@ -54,7 +54,7 @@ func TestGuard_PassesSignedInUsersWithTheirIdentity(t *testing.T) {
 		expires  string
 	}{
 		{"bearer token", a.headers(append(spoofed, "Authorization", "Bearer "+token)...), userID, "olga", "Z"},
-		{"username and password", a.headers(append(spoofed, "x-api-username", "olga", "x-api-password", "password1", "x-hardware-id", "hw-1")...), userID, "olga", "Z"},
+		{"username and password", a.headers(append(spoofed, "x-api-username", "olga", "x-api-password", "vortex-lamp-71", "x-hardware-id", "hw-1")...), userID, "olga", "Z"},
 		{"license code", a.headers(append(spoofed, "x-api-license-code", lcode, "x-hardware-id", "hw-2")...), lr.str("id"), lr.str("username"), "lifetime"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -86,8 +86,8 @@ func TestGuard_RefusesWithoutCallingTheUpstream(t *testing.T) {
 	up, calls := echoUpstream(t)
 	startServer(t, up.URL, "")
 	a := createApp(t, map[string]any{"anonymous_access": true})
-	signUp(t, a, "pat", "password1")
-	bannedID := activeUser(t, a, "quinn", "password1")
+	signUp(t, a, "pat", "vortex-lamp-71")
+	bannedID := activeUser(t, a, "quinn", "vortex-lamp-71")
 	expect(t, request(t, "POST", adminBase+"/apps/"+a.id+"/users/"+bannedID+"/ban", nil, nil), 204, "")
 	for _, tt := range []struct {
 		name    string
@@ -100,8 +100,8 @@ func TestGuard_RefusesWithoutCallingTheUpstream(t *testing.T) {
 		{"no user (guard does not follow anonymous access by default)", a.headers(), 401, "authentication_required"},
 		{"wrong password", a.headers("x-api-username", "pat", "x-api-password", "wrong-one"), 401, "invalid_credentials"},
 		{"bad token", a.headers("Authorization", "Bearer st_bad"), 401, "invalid_credentials"},
-		{"inactive membership", a.headers("x-api-username", "pat", "x-api-password", "password1"), 403, "membership_inactive"},
-		{"banned user", a.headers("x-api-username", "quinn", "x-api-password", "password1"), 403, "user_banned"},
+		{"inactive membership", a.headers("x-api-username", "pat", "x-api-password", "vortex-lamp-71"), 403, "membership_inactive"},
+		{"banned user", a.headers("x-api-username", "quinn", "x-api-password", "vortex-lamp-71"), 403, "user_banned"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			expect(t, request(t, "GET", guardBase+"/", tt.headers, nil), tt.status, tt.code)
@@ -116,8 +116,8 @@ func TestGuard_OptionsRelaxMembershipAndAllowAnonymous(t *testing.T) {
 	up, _ := echoUpstream(t)
 	startServer(t, up.URL, "require_active_membership off\n\t\tallow_anonymous app\n\t\theader_user_id X-User")
 	a := createApp(t, map[string]any{"anonymous_access": true})
-	id := signUp(t, a, "rae", "password1")
-	r := request(t, "GET", guardBase+"/", a.headers("x-api-username", "rae", "x-api-password", "password1", "X-App-Access-User-Id", "spoof"), nil)
+	id := signUp(t, a, "rae", "vortex-lamp-71")
+	r := request(t, "GET", guardBase+"/", a.headers("x-api-username", "rae", "x-api-password", "vortex-lamp-71", "X-App-Access-User-Id", "spoof"), nil)
 	expect(t, r, 200, "")
 	h := upstreamSaw(t, r)
 	if h.Get("X-User") != id || h.Get("X-App-Access-User-Id") != "" {

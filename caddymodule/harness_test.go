@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddytest"
@@ -96,14 +97,21 @@ func globalOptions() string {
 func loadError(t *testing.T, caddyfile string) string {
 	t.Helper()
 	newTester(t) // makes sure the in-process Caddy runs
-	req, err := http.NewRequest("POST", fmt.Sprintf("http://localhost:%d/load", adminPort), strings.NewReader(caddyfile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "text/caddyfile")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	var res *http.Response
+	// The admin endpoint restarts after each load; retry while it does.
+	for attempt := 0; ; attempt++ {
+		req, err := http.NewRequest("POST", fmt.Sprintf("http://localhost:%d/load", adminPort), strings.NewReader(caddyfile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "text/caddyfile")
+		if res, err = http.DefaultClient.Do(req); err == nil {
+			break
+		}
+		if attempt == 20 {
+			t.Fatal(err)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 	defer res.Body.Close()
 	body, _ := io.ReadAll(res.Body)

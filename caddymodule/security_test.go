@@ -10,23 +10,23 @@ import (
 func TestSecurity_AnActivatedCodeIsNoLoginToThePasswordAccount(t *testing.T) {
 	startServer(t, "", "")
 	a := createApp(t, nil)
-	activeUser(t, a, "alice", "password1")
+	activeUser(t, a, "alice", "vortex-lamp-71")
 	// activeUser activated a code; find it through a second activation.
 	code := issueCode(t, a, map[string]any{"minutes": 60})
 	expect(t, request(t, "POST", apiBase+"/activate_license", a.headers(),
-		map[string]any{"code": code, "username": "alice", "password": "password1"}), 201, "")
+		map[string]any{"code": code, "username": "alice", "password": "vortex-lamp-71"}), 201, "")
 
 	expect(t, login(t, a, map[string]any{"code": code}, ""), 401, "invalid_credentials")
 	expect(t, request(t, "GET", apiBase+"/app_context", a.headers("x-api-license-code", code), nil), 401, "invalid_credentials")
 	// Her password still works.
-	expect(t, login(t, a, map[string]any{"username": "alice", "password": "password1"}, ""), 200, "")
+	expect(t, login(t, a, map[string]any{"username": "alice", "password": "vortex-lamp-71"}, ""), 200, "")
 }
 
 func TestSecurity_HugeGrantsNeverTurnAMemberInactive(t *testing.T) {
 	startServer(t, "", "")
 	a := createApp(t, nil)
-	id := activeUser(t, a, "greta", "password1")
-	headers := a.headers("x-api-username", "greta", "x-api-password", "password1")
+	id := activeUser(t, a, "greta", "vortex-lamp-71")
+	headers := a.headers("x-api-username", "greta", "x-api-password", "vortex-lamp-71")
 	for _, minutes := range []int{153_722_867, 153_722_868, 200_000_000, 527_040_000} {
 		r := request(t, "POST", adminBase+"/apps/"+a.id+"/users/"+id+"/grant", nil, map[string]any{"minutes": minutes})
 		expect(t, r, 201, "")
@@ -47,13 +47,13 @@ func TestSecurity_HugeGrantsNeverTurnAMemberInactive(t *testing.T) {
 func TestSecurity_ATokenIsHeldToItsDevice(t *testing.T) {
 	startServer(t, "", "")
 	a := createApp(t, map[string]any{"device_auth": true, "max_devices": 2})
-	r := request(t, "POST", apiBase+"/sign_up", a.headers(), map[string]any{"username": "dora", "password": "password1", "hardware_id": "HW-AAA"})
+	r := request(t, "POST", apiBase+"/sign_up", a.headers(), map[string]any{"username": "dora", "password": "vortex-lamp-71", "hardware_id": "HW-AAA"})
 	expect(t, r, 201, "")
 	id := r.str("id")
 	code := issueCode(t, a, map[string]any{"minutes": 60})
 	expect(t, request(t, "POST", apiBase+"/activate_license", a.headers(),
-		map[string]any{"code": code, "username": "dora", "password": "password1"}), 201, "")
-	token := login(t, a, map[string]any{"username": "dora", "password": "password1"}, "HW-AAA").str("session_token")
+		map[string]any{"code": code, "username": "dora", "password": "vortex-lamp-71"}), 201, "")
+	token := login(t, a, map[string]any{"username": "dora", "password": "vortex-lamp-71"}, "HW-AAA").str("session_token")
 	withToken := func(hw string) response {
 		h := a.headers("Authorization", "Bearer "+token)
 		if hw != "" {

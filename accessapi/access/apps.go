@@ -21,15 +21,21 @@ type AppSettings struct {
 	SessionTTL        *time.Duration
 	// TokenRequiresHardwareID: see App.TokenRequiresHardwareID.
 	TokenRequiresHardwareID *bool
+	// MaxSessions: see App.MaxSessions.
+	MaxSessions *int
 }
 
 // Setting limits.
 const (
-	MaxAppNameLength  = 200
-	MaxDevicesLimit   = 100
-	MinSessionTTL     = time.Minute
-	MaxSessionTTL     = 366 * 24 * time.Hour
-	DefaultSessionTTL = 24 * time.Hour
+	MaxAppNameLength = 200
+	MaxDevicesLimit  = 100
+	// DefaultMaxSessions is a user's session cap unless the application
+	// sets another (1 to MaxSessionsLimit).
+	DefaultMaxSessions = 10
+	MaxSessionsLimit   = 1000
+	MinSessionTTL      = time.Minute
+	MaxSessionTTL      = 366 * 24 * time.Hour
+	DefaultSessionTTL  = 24 * time.Hour
 )
 
 func (st AppSettings) applyTo(app *App) *Error {
@@ -55,6 +61,12 @@ func (st AppSettings) applyTo(app *App) *Error {
 			fields = append(fields, FieldError{"max_devices", "must be 1 to 100"})
 		}
 		app.MaxDevices = *st.MaxDevices
+	}
+	if st.MaxSessions != nil {
+		if *st.MaxSessions < 1 || *st.MaxSessions > MaxSessionsLimit {
+			fields = append(fields, FieldError{"max_sessions", "must be 1 to 1000"})
+		}
+		app.MaxSessions = *st.MaxSessions
 	}
 	if st.MinPasswordLength != nil {
 		if *st.MinPasswordLength < 1 || *st.MinPasswordLength > 256 {
@@ -86,7 +98,7 @@ func (s *Service) CreateApp(ctx context.Context, st AppSettings) (*NewApp, error
 		return nil, Invalid(FieldError{"name", "is required"})
 	}
 	app := App{ID: uuid.NewString(), APIKey: NewAPIKey(), MaxDevices: 1, MinPasswordLength: 8,
-		SessionTTL: DefaultSessionTTL, CreatedAt: s.Now()}
+		SessionTTL: DefaultSessionTTL, MaxSessions: DefaultMaxSessions, CreatedAt: s.Now()}
 	if err := st.applyTo(&app); err != nil {
 		return nil, err
 	}

@@ -10,11 +10,11 @@ import (
 func TestLicenseCode_IsACredentialOnlyForTheAccountItCreated(t *testing.T) {
 	f := newFixture(t, access.AppSettings{})
 	ctx := context.Background()
-	if _, err := f.svc.SignUp(ctx, f.app, access.SignUpRequest{Username: "alice", Password: "password1"}); err != nil {
+	if _, err := f.svc.SignUp(ctx, f.app, access.SignUpRequest{Username: "alice", Password: "vortex-lamp-71"}); err != nil {
 		t.Fatal(err)
 	}
 	activated := f.license(t, minutesGrant(600))
-	if _, err := f.svc.ActivateLicense(ctx, f.app, access.ActivateRequest{Code: activated, Username: "alice", Password: "password1"}); err != nil {
+	if _, err := f.svc.ActivateLicense(ctx, f.app, access.ActivateRequest{Code: activated, Username: "alice", Password: "vortex-lamp-71"}); err != nil {
 		t.Fatal(err)
 	}
 	signedUp := f.license(t, minutesGrant(600))

@@ -18,14 +18,14 @@ func benchUser(b *testing.B) (*fixture, string, string) {
 	b.Helper()
 	f := newFixture(b, access.AppSettings{})
 	ctx := context.Background()
-	if _, err := f.svc.SignUp(ctx, f.app, access.SignUpRequest{Username: "bench", Password: "password1"}); err != nil {
+	if _, err := f.svc.SignUp(ctx, f.app, access.SignUpRequest{Username: "bench", Password: "vortex-lamp-71"}); err != nil {
 		b.Fatal(err)
 	}
 	code := f.license(b, access.Grant{GrantsLifetimeAccess: true})
-	if _, err := f.svc.ActivateLicense(ctx, f.app, access.ActivateRequest{Code: code, Username: "bench", Password: "password1"}); err != nil {
+	if _, err := f.svc.ActivateLicense(ctx, f.app, access.ActivateRequest{Code: code, Username: "bench", Password: "vortex-lamp-71"}); err != nil {
 		b.Fatal(err)
 	}
-	grant, err := f.svc.Login(ctx, f.app, access.LoginRequest{Credentials: access.Credentials{Username: "bench", Password: "password1"}})
+	grant, err := f.svc.Login(ctx, f.app, access.LoginRequest{Credentials: access.Credentials{Username: "bench", Password: "vortex-lamp-71"}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func BenchmarkAuthenticate(b *testing.B) {
 		svc   func() *access.Service
 	}{
 		{"token/warm", access.Credentials{Token: token}, func() *access.Service { return f.svc }},
-		{"password/warm", access.Credentials{Username: "bench", Password: "password1"}, func() *access.Service { return f.svc }},
+		{"password/warm", access.Credentials{Username: "bench", Password: "vortex-lamp-71"}, func() *access.Service { return f.svc }},
 		{"license/warm", access.Credentials{Code: code}, func() *access.Service { return f.svc }},
 		// Cold: a new service per request, so every read goes to the store.
 		{"token/cold", access.Credentials{Token: token}, func() *access.Service { return newService(f.store) }},
@@ -87,13 +87,13 @@ func BenchmarkMembershipOf_HundredEntries(b *testing.B) {
 
 func BenchmarkPasswordHasher_OWASP(b *testing.B) {
 	h := access.NewPasswordHasher(access.OWASPArgon2, 0, 0)
-	hash, err := h.Hash(context.Background(), "password1")
+	hash, err := h.Hash(context.Background(), "vortex-lamp-71")
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if ok, _ := h.Verify(context.Background(), "password1", hash); !ok {
+		if ok, _ := h.Verify(context.Background(), "vortex-lamp-71", hash); !ok {
 			b.Fatal("verify failed")
 		}
 	}

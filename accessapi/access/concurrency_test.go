@@ -87,13 +87,13 @@ func TestActivateLicense_ConcurrentSameCodeOneSuccess(t *testing.T) {
 	ctx := context.Background()
 	names := []string{"alice", "bob"}
 	for _, n := range names {
-		if _, err := f.svc.SignUp(ctx, f.app, access.SignUpRequest{Username: n, Password: "password1"}); err != nil {
+		if _, err := f.svc.SignUp(ctx, f.app, access.SignUpRequest{Username: n, Password: "vortex-lamp-71"}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	code := f.license(t, minutesGrant(60))
 	errs := race(16, func(i int) error {
-		_, err := f.svc.ActivateLicense(ctx, f.app, access.ActivateRequest{Code: code, Username: names[i%2], Password: "password1"})
+		_, err := f.svc.ActivateLicense(ctx, f.app, access.ActivateRequest{Code: code, Username: names[i%2], Password: "vortex-lamp-71"})
 		return err
 	})
 	got := countCodes(errs)

@@ -107,12 +107,12 @@ func TestActivateLicense_CrashAtAnyWriteNeverLosesOrDoublesTime(t *testing.T) {
 	for n := 1; ; n++ {
 		f := newFixture(t, access.AppSettings{})
 		ctx := context.Background()
-		user, err := f.svc.SignUp(ctx, f.app, access.SignUpRequest{Username: "carol", Password: "password1"})
+		user, err := f.svc.SignUp(ctx, f.app, access.SignUpRequest{Username: "carol", Password: "vortex-lamp-71"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		code := f.license(t, minutesGrant(30))
-		req := access.ActivateRequest{Code: code, Username: "carol", Password: "password1"}
+		req := access.ActivateRequest{Code: code, Username: "carol", Password: "vortex-lamp-71"}
 		_, err = newService(&crashingStore{Store: f.store, n: n}).ActivateLicense(ctx, f.app, req)
 		if err == nil {
 			if n < 3 {

@@ -16,7 +16,10 @@ type App struct {
 	// TokenRequiresHardwareID makes x-hardware-id required on token
 	// requests when DeviceAuth is on (a token always refuses another device).
 	TokenRequiresHardwareID bool
-	CreatedAt               time.Time
+	// MaxSessions caps a user's open sessions: a login past it ends the
+	// oldest. 0 means DefaultMaxSessions.
+	MaxSessions int
+	CreatedAt   time.Time
 }
 
 // User is an end user of one application. PasswordHash is empty for users

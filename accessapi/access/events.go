@@ -21,6 +21,7 @@ const (
 	EventUserUnbanned      EventKind = "user.unbanned"
 	EventDevicesReset      EventKind = "user.devices_reset" // also ends the user's sessions
 	EventUserDeleted       EventKind = "user.deleted"
+	EventPasswordChanged   EventKind = "user.password_changed" // by the user or an administrator; ends sessions
 	EventAppCreated        EventKind = "app.created"
 	EventAppChanged        EventKind = "app.changed" // settings
 	EventSecretRotated     EventKind = "app.secret_rotated"
@@ -77,7 +78,7 @@ func (s *Service) Invalidate(e Event) {
 		s.users.remove(e.UserID)
 	case EventLoggedOut:
 		s.sessions.remove(e.SessionHash)
-	case EventSessionsEnded, EventUserBanned, EventDevicesReset, EventUserDeleted:
+	case EventSessionsEnded, EventUserBanned, EventDevicesReset, EventUserDeleted, EventPasswordChanged:
 		s.forgetUser(e.UserID)
 	case EventAppChanged, EventSecretRotated, EventAppDeleted:
 		s.apps.remove(e.APIKey)

@@ -66,10 +66,10 @@ func TestSessionsAndMemberships_ExpireWithTime(t *testing.T) {
 func TestRequireActive_FalseLetsInactiveMembersThrough(t *testing.T) {
 	f := newFixture(t, access.AppSettings{})
 	ctx := context.Background()
-	if _, err := f.svc.SignUp(ctx, f.app, access.SignUpRequest{Username: "vic", Password: "password1"}); err != nil {
+	if _, err := f.svc.SignUp(ctx, f.app, access.SignUpRequest{Username: "vic", Password: "vortex-lamp-71"}); err != nil {
 		t.Fatal(err)
 	}
-	creds := access.Credentials{Username: "vic", Password: "password1"}
+	creds := access.Credentials{Username: "vic", Password: "vortex-lamp-71"}
 	_, err := f.svc.Authenticate(ctx, f.app, creds, true)
 	wantCode(t, err, access.CodeMembershipInactive)
 	u, err := f.svc.Authenticate(ctx, f.app, creds, false)

@@ -57,6 +57,9 @@ func (s *Service) Login(ctx context.Context, app *App, req LoginRequest) (*Sessi
 	if err := s.store.InsertSession(ctx, sess); err != nil {
 		return nil, wrapStore(err, "creating session")
 	}
+	if err := s.capSessions(ctx, app, st.user.ID); err != nil {
+		return nil, err
+	}
 	s.recordLogin(ctx, &LastLogin{UserID: st.user.ID, IP: req.IP, At: now})
 	s.emit(ctx, Event{Kind: EventLoggedIn, At: now, AppID: app.ID, UserID: st.user.ID})
 	return &SessionGrant{Token: token, ExpiresAt: sess.ExpiresAt}, nil
@@ -98,4 +101,24 @@ func (s *Service) Logout(ctx context.Context, app *App, token string) error {
 func (s *Service) DeleteExpiredSessions(ctx context.Context, grace time.Duration) (int64, error) {
 	n, err := s.store.DeleteSessionsExpiredBefore(ctx, s.Now().Add(-grace))
 	return n, wrapStore(err, "deleting expired sessions")
+}
+
+// capSessions ends a user's oldest sessions past the application's cap.
+// Concurrent logins may end one session more than needed, never fewer.
+func (s *Service) capSessions(ctx context.Context, app *App, userID string) error {
+	limit := app.MaxSessions
+	if limit <= 0 {
+		limit = DefaultMaxSessions
+	}
+	sessions, err := s.store.UserSessions(ctx, userID)
+	if err != nil {
+		return wrapStore(err, "reading sessions")
+	}
+	for _, old := range sessions[:max(len(sessions)-limit, 0)] {
+		if err := s.store.DeleteSession(ctx, old.TokenHash); err != nil && !errors.Is(err, ErrNotFound) {
+			return wrapStore(err, "ending the oldest session")
+		}
+		s.emit(ctx, Event{Kind: EventLoggedOut, AppID: app.ID, UserID: userID, SessionHash: old.TokenHash})
+	}
+	return nil
 }

@@ -28,6 +28,9 @@ type UserStore interface {
 	InsertAccount(ctx context.Context, u *User) error
 	AccountByName(ctx context.Context, appID, usernameKey string) (*User, error)
 	DeleteAccount(ctx context.Context, appID, usernameKey string) error
+	// SetAccountPassword replaces an account's password hash; the
+	// account's owner (or an administrator) is its only writer.
+	SetAccountPassword(ctx context.Context, appID, usernameKey, passwordHash string) error
 	InsertUser(ctx context.Context, u *User) error
 	UserByID(ctx context.Context, userID string) (*User, error)
 	Users(ctx context.Context, appID, usernameKey, after string, limit int) ([]User, error)
@@ -84,6 +87,8 @@ type SessionStore interface {
 	SessionByHash(ctx context.Context, tokenHash string) (*Session, error)
 	DeleteSession(ctx context.Context, tokenHash string) error
 	DeleteUserSessions(ctx context.Context, userID string) error
+	// UserSessions returns a user's sessions, oldest first.
+	UserSessions(ctx context.Context, userID string) ([]Session, error)
 	DeleteSessionsExpiredBefore(ctx context.Context, t time.Time) (int64, error)
 }
 

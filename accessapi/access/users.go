@@ -36,7 +36,7 @@ func (s *Service) SignUp(ctx context.Context, app *App, req SignUpRequest) (*Use
 	if fe := ValidateUsername(req.Username); fe != nil {
 		fields = append(fields, *fe)
 	}
-	if fe := validatePassword(app, req.Password); fe != nil {
+	if fe := validatePassword(app, req.Username, req.Password); fe != nil {
 		fields = append(fields, *fe)
 	}
 	if fe := validateSignUpDevice(app, req.HardwareID); fe != nil {
@@ -73,17 +73,6 @@ func (s *Service) ensureUser(ctx context.Context, u *User) error {
 	byID.PasswordHash = ""
 	if err := s.store.InsertUser(ctx, &byID); err != nil && !errors.Is(err, ErrDuplicate) {
 		return wrapStore(err, "creating user")
-	}
-	return nil
-}
-
-func validatePassword(app *App, password string) *FieldError {
-	minLen := max(app.MinPasswordLength, 1)
-	switch {
-	case len([]rune(password)) < minLen:
-		return &FieldError{"password", "is too short"}
-	case len(password) > MaxPasswordBytes:
-		return &FieldError{"password", "must be at most 1024 bytes"}
 	}
 	return nil
 }

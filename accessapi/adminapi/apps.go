@@ -16,7 +16,8 @@ func decodeSettings(w http.ResponseWriter, r *http.Request) (access.AppSettings,
 		return access.AppSettings{}, err
 	}
 	st := access.AppSettings{Name: b.Name, DeviceAuth: b.DeviceAuth, AnonymousAccess: b.AnonymousAccess,
-		MaxDevices: b.MaxDevices, MinPasswordLength: b.MinPasswordLength, TokenRequiresHardwareID: b.TokenRequiresHardwareID}
+		MaxDevices: b.MaxDevices, MinPasswordLength: b.MinPasswordLength, TokenRequiresHardwareID: b.TokenRequiresHardwareID,
+		MaxSessions: b.MaxSessions}
 	if b.SessionTTL != nil {
 		d, err := time.ParseDuration(*b.SessionTTL)
 		if err != nil {

@@ -29,6 +29,7 @@ func (h *Handler) routes() map[string]route {
 		"DELETE /apps/{app}/users/{user}/devices":  userAction((*access.Service).ResetDevices),
 		"DELETE /apps/{app}/users/{user}/sessions": userAction((*access.Service).EndSessions),
 		"POST /apps/{app}/users/{user}/grant":      grant,
+		"POST /apps/{app}/users/{user}/password":   resetPassword,
 
 		"GET /apps/{app}/variables":           listVariables,
 		"PUT /apps/{app}/variables/{name}":    setVariable,

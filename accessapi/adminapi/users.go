@@ -74,3 +74,16 @@ func grant(w http.ResponseWriter, r *http.Request, svc *access.Service) error {
 	httpx.WriteJSON(w, http.StatusCreated, ledgerEntryView(a))
 	return nil
 }
+
+// resetPassword serves POST /apps/{app}/users/{user}/password: an
+// administrator sets the user's password; the user's sessions end.
+func resetPassword(w http.ResponseWriter, r *http.Request, svc *access.Service) error {
+	var b wire.PasswordReset
+	if err := httpx.DecodeStrictJSON(w, r, &b, maxBodyBytes); err != nil {
+		return err
+	}
+	if err := svc.ResetPassword(r.Context(), r.PathValue("app"), r.PathValue("user"), b.Password); err != nil {
+		return err
+	}
+	return noContent(w)
+}

@@ -1,6 +1,7 @@
 package adminapi
 
 import (
+	"cmp"
 	"strings"
 	"time"
 
@@ -16,7 +17,7 @@ func appView(a *access.App, secret string) wire.App {
 	return wire.App{ID: a.ID, Name: a.Name, APIKey: a.APIKey, APISecret: secret, DeviceAuth: a.DeviceAuth,
 		AnonymousAccess: a.AnonymousAccess, MaxDevices: a.MaxDevices, MinPasswordLength: a.MinPasswordLength,
 		SessionTTL: shortDuration(a.SessionTTL), TokenRequiresHardwareID: a.TokenRequiresHardwareID,
-		CreatedAt: httpx.RFC3339(a.CreatedAt)}
+		MaxSessions: cmp.Or(a.MaxSessions, access.DefaultMaxSessions), CreatedAt: httpx.RFC3339(a.CreatedAt)}
 }
 
 // publicAppView is an application without its secret.

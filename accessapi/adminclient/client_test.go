@@ -124,7 +124,7 @@ func TestClient_UsersRoundTrip(t *testing.T) {
 	c, ctx := s.client(t), context.Background()
 	created := must[*wire.App](t)(c.CreateApp(ctx, wire.AppSettings{Name: ptr("Shop"), DeviceAuth: ptr(true)}))
 	app := must[*access.App](t)(s.Service.App(ctx, created.ID))
-	u := must[*access.UserView](t)(s.Service.SignUp(ctx, app, access.SignUpRequest{Username: "sam", Password: "password1", HardwareID: "hw-1"}))
+	u := must[*access.UserView](t)(s.Service.SignUp(ctx, app, access.SignUpRequest{Username: "sam", Password: "glass tulip 42", HardwareID: "hw-1"}))
 
 	entry := must[*wire.LedgerEntry](t)(c.Grant(ctx, app.ID, u.ID, wire.GrantRequest{Minutes: ptr(int64(30)), Note: "support"}))
 	if entry.Type != "grant" || *entry.Minutes != 30 || entry.Note != "support" {

@@ -154,6 +154,12 @@ func (c *Client) Grant(ctx context.Context, appID, userID string, req wire.Grant
 	return &out, c.send(ctx, http.MethodPost, userPath(appID, userID, "/grant"), req, &out)
 }
 
+// ResetPassword calls POST /apps/{app}/users/{user}/password: it sets the
+// user's password and ends the user's sessions.
+func (c *Client) ResetPassword(ctx context.Context, appID, userID, password string) error {
+	return c.send(ctx, http.MethodPost, userPath(appID, userID, "/password"), wire.PasswordReset{Password: password}, nil)
+}
+
 // Variables calls GET /apps/{app}/variables.
 func (c *Client) Variables(ctx context.Context, appID string) (*wire.Page[wire.Variable], error) {
 	var out wire.Page[wire.Variable]

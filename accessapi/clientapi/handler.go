@@ -44,6 +44,7 @@ func NewHandler(svc *access.Service, clientIP func(*http.Request) string, logger
 		"POST /auth/login":                h.login,
 		"POST /auth/logout":               h.logout,
 		"POST /activate_license":          h.activateLicense,
+		"POST /auth/change_password":      h.changePassword,
 		"GET /app_context":                h.appContext,
 		"GET /files/{file}":               h.downloadFile,
 	} {

@@ -119,11 +119,11 @@ func TestClientAPI_WrongMethodIs405WithAllowBeforeCredentials(t *testing.T) {
 func TestClientAPI_UnknownFieldsAreAccepted(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, access.AppSettings{})
-	a := f.do("POST", "/sign_up", `{"username": "ann", "password": "password1", "client_version": "9.1", "locale": {"lang": "de"}}`)
+	a := f.do("POST", "/sign_up", `{"username": "ann", "password": "glass tulip 42", "client_version": "9.1", "locale": {"lang": "de"}}`)
 	if a.status != http.StatusCreated {
 		t.Fatalf("sign-up with unknown fields: %d %s", a.status, a.raw)
 	}
-	a = f.do("POST", "/auth/login", `{"credentials": {"username": "ann", "password": "password1", "otp": "1"}, "remember": true}`)
+	a = f.do("POST", "/auth/login", `{"credentials": {"username": "ann", "password": "glass tulip 42", "otp": "1"}, "remember": true}`)
 	if a.status != http.StatusForbidden || a.problem(t).Code != "membership_inactive" { // past the body: the credentials were read
 		t.Fatalf("login with unknown fields: %d %s", a.status, a.raw)
 	}
@@ -155,7 +155,7 @@ func TestClientAPI_CacheControlByKindOfAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	signUp := f.do("POST", "/sign_up", `{"username": "bob", "password": "password1"}`)
+	signUp := f.do("POST", "/sign_up", `{"username": "bob", "password": "glass tulip 42"}`)
 	for _, tt := range []struct {
 		name  string
 		a     answer

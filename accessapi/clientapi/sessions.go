@@ -47,3 +47,20 @@ func (h *Handler) logout(w http.ResponseWriter, r *http.Request, app *access.App
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
+
+// changePassword serves POST /auth/change_password; the session of the
+// Bearer token it is sent with, if any, stays open.
+func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, app *access.App) error {
+	var b wire.ChangePasswordRequest
+	if err := httpx.DecodeJSON(w, r, &b, MaxBodyBytes); err != nil {
+		return err
+	}
+	err := h.svc().ChangePassword(r.Context(), app, access.PasswordChange{Username: b.Username, OldPassword: b.OldPassword,
+		NewPassword: b.NewPassword, Token: BearerToken(r)})
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}

@@ -23,19 +23,21 @@ type appDoc struct {
 	CreatedAt         time.Time `bson:"created_at"`
 
 	TokenRequiresHardwareID bool `bson:"token_requires_hardware_id,omitempty"`
+	MaxSessions             int  `bson:"max_sessions,omitempty"`
 }
 
 func toAppDoc(a *access.App) appDoc {
 	return appDoc{ID: a.ID, Name: a.Name, APIKey: a.APIKey, SecretHash: a.SecretHash, DeviceAuth: a.DeviceAuth,
 		AnonymousAccess: a.AnonymousAccess, MaxDevices: a.MaxDevices, MinPasswordLength: a.MinPasswordLength,
-		SessionTTLSeconds: int64(a.SessionTTL / time.Second), CreatedAt: a.CreatedAt, TokenRequiresHardwareID: a.TokenRequiresHardwareID}
+		SessionTTLSeconds: int64(a.SessionTTL / time.Second), CreatedAt: a.CreatedAt, TokenRequiresHardwareID: a.TokenRequiresHardwareID,
+		MaxSessions: a.MaxSessions}
 }
 
 func (d *appDoc) app() *access.App {
 	return &access.App{ID: d.ID, Name: d.Name, APIKey: d.APIKey, SecretHash: d.SecretHash, DeviceAuth: d.DeviceAuth,
 		AnonymousAccess: d.AnonymousAccess, MaxDevices: d.MaxDevices, MinPasswordLength: d.MinPasswordLength,
 		SessionTTL: time.Duration(d.SessionTTLSeconds) * time.Second, CreatedAt: d.CreatedAt.UTC(),
-		TokenRequiresHardwareID: d.TokenRequiresHardwareID}
+		TokenRequiresHardwareID: d.TokenRequiresHardwareID, MaxSessions: d.MaxSessions}
 }
 
 // InsertApp implements access.AppStore.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/appaccess/appaccess/accessapi/access"
 )
@@ -74,6 +75,21 @@ func (s *Store) DeleteSession(ctx context.Context, tokenHash string) error {
 // DeleteUserSessions implements access.SessionStore.
 func (s *Store) DeleteUserSessions(ctx context.Context, userID string) error {
 	return s.deleteWhere(ctx, collSessions, bsonEq("user_id", userID))
+}
+
+// UserSessions implements access.SessionStore.
+func (s *Store) UserSessions(ctx context.Context, userID string) ([]access.Session, error) {
+	var docs []sessionDoc
+	opts := options.Find().SetSort(bson.D{{Key: "created_at", Value: 1}, {Key: "_id", Value: 1}})
+	if err := findAll(ctx, s.c(collSessions), bsonEq("user_id", userID), opts, &docs); err != nil {
+		return nil, err
+	}
+	out := make([]access.Session, len(docs))
+	for i, d := range docs {
+		out[i] = access.Session{TokenHash: d.ID, AppID: d.AppID, UserID: d.UserID, HardwareID: d.HardwareID,
+			CreatedAt: d.CreatedAt.UTC(), ExpiresAt: d.ExpiresAt.UTC()}
+	}
+	return out, nil
 }
 
 // DeleteSessionsExpiredBefore implements access.SessionStore.

@@ -53,6 +53,19 @@ func (s *Store) DeleteAccount(ctx context.Context, appID, usernameKey string) er
 	return s.deleteByID(ctx, collAccounts, accountID(appID, usernameKey))
 }
 
+// SetAccountPassword implements access.UserStore.
+func (s *Store) SetAccountPassword(ctx context.Context, appID, usernameKey, passwordHash string) error {
+	res, err := s.c(collAccounts).UpdateOne(ctx, bsonEq("_id", accountID(appID, usernameKey)),
+		bson.D{{Key: "$set", Value: bsonEq("password_hash", passwordHash)}})
+	if err != nil {
+		return mapErr(err)
+	}
+	if res.MatchedCount == 0 {
+		return access.ErrNotFound
+	}
+	return nil
+}
+
 // InsertUser implements access.UserStore.
 func (s *Store) InsertUser(ctx context.Context, u *access.User) error {
 	return s.insert(ctx, collUsers, userDoc{ID: u.ID, AppID: u.AppID, Username: u.Username,

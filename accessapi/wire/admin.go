@@ -21,6 +21,8 @@ type AppSettings struct {
 	// TokenRequiresHardwareID makes x-hardware-id required on token
 	// requests of a device-authenticated application.
 	TokenRequiresHardwareID *bool `json:"token_requires_hardware_id,omitempty"`
+	// MaxSessions caps a user's open sessions; the oldest ends.
+	MaxSessions *int `json:"max_sessions,omitempty"`
 }
 
 // App is an application. APISecret is set only in the answer of its
@@ -37,8 +39,10 @@ type App struct {
 	SessionTTL        string `json:"session_ttl"`
 	// TokenRequiresHardwareID makes x-hardware-id required on token
 	// requests of a device-authenticated application.
-	TokenRequiresHardwareID bool   `json:"token_requires_hardware_id"`
-	CreatedAt               string `json:"created_at"`
+	TokenRequiresHardwareID bool `json:"token_requires_hardware_id"`
+	// MaxSessions caps a user's open sessions; the oldest ends.
+	MaxSessions int    `json:"max_sessions"`
+	CreatedAt   string `json:"created_at"`
 }
 
 // ListName implements Listable.
@@ -140,6 +144,12 @@ type GrantRequest struct {
 	GrantsLifetimeAccess  bool   `json:"grants_lifetime_access"`
 	RevokesLifetimeAccess bool   `json:"revokes_lifetime_access"`
 	Note                  string `json:"note"`
+}
+
+// PasswordReset is the body of POST .../users/{id}/password: the user's
+// new password, set by an administrator; the user's sessions end.
+type PasswordReset struct {
+	Password string `json:"password"`
 }
 
 // VariableValue is the body of PUT .../variables/{name}; Value is required.

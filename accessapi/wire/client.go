@@ -41,6 +41,13 @@ type ActivateLicenseRequest struct {
 	Password string `json:"password"`
 }
 
+// ChangePasswordRequest is the body of POST /auth/change_password.
+type ChangePasswordRequest struct {
+	Username    string `json:"username"`
+	OldPassword string `json:"old_password"`
+	NewPassword string `json:"new_password"`
+}
+
 // Membership is a user's membership as both APIs show it.
 type Membership struct {
 	IsActive   bool `json:"is_active"`
