@@ -22,6 +22,7 @@ func TestAdminAPI_UnknownAndContradictoryFieldsAre422NamingTheField(t *testing.T
 		{"count with codes", "POST", base + "/licenses", map[string]any{"codes": []string{"SHOP-0004"}, "count": 5}, "count"},
 		{"misspelt grant", "POST", base + "/licenses", map[string]any{"minutes": 5, "lifetime": true}, "lifetime"},
 		{"misspelt variable value", "PUT", base + "/variables/motd", map[string]any{"valeu": "x"}, "valeu"},
+		{"misspelt password", "POST", base + "/users/00000000-0000-0000-0000-000000000000/password", map[string]any{"pasword": "x"}, "pasword"},
 		{"misspelt ban reason", "POST", base + "/users/00000000-0000-0000-0000-000000000000/ban", map[string]any{"raeson": "x"}, "raeson"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -130,6 +130,13 @@ func TestClient_UsersRoundTrip(t *testing.T) {
 	if entry.Type != "grant" || *entry.Minutes != 30 || entry.Note != "support" {
 		t.Fatalf("granted %+v", entry)
 	}
+	if err := c.ResetPassword(ctx, app.ID, u.ID, "a new passphrase 7"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Service.Login(ctx, app, access.LoginRequest{
+		Credentials: access.Credentials{Username: "sam", Password: "a new passphrase 7", HardwareID: "hw-1"}}); err != nil {
+		t.Fatalf("login with the reset password: %v", err)
+	}
 	if err := c.BanUser(ctx, app.ID, u.ID, wire.BanRequest{Reason: "spam"}); err != nil {
 		t.Fatal(err)
 	}
