@@ -74,7 +74,11 @@ head -1 "$work/codes.csv" | grep -q '^code,minutes,lifetime,note$' || fail "CSV 
 code=$(sed -n 2p "$work/codes.csv" | cut -d, -f1)
 cli vars set --app "$app_id" motd "hello there" | grep -q 'hello there' || fail "vars set"
 printf 'file contents' >"$work/notes.txt"
-cli files upload --app "$app_id" "$work/notes.txt" --mime-type text/plain | grep -q 'notes.txt' || fail "files upload"
+upload=$(cli files upload --app "$app_id" "$work/notes.txt")
+printf '%s' "$upload" | grep -q 'notes.txt' || fail "files upload: $upload"
+printf '%s' "$upload" | grep -q 'mime_type  *text/plain' || fail "files upload stored another media type: $upload"
+# Without --address the command finds the server through APP_ACCESS_ADMIN.
+"$bin" app-access apps list | grep -q smoke || fail "the command did not find the server through APP_ACCESS_ADMIN"
 
 # A client signs a user up with a code and reads the context.
 api=(-H "x-api-key: $key" -H "x-api-secret: $secret")
@@ -82,6 +86,7 @@ status=$(curl -s -o /dev/null -w '%{http_code}' "http://localhost:$site/app_cont
 [ "$status" = 401 ] || fail "app_context without a user answered $status, want 401"
 user_id=$(curl -fsS -X POST "http://localhost:$site/sign_up_with_license_code" "${api[@]}" -d "{\"code\":\"$code\"}" | field id)
 [ -n "$user_id" ] || fail "sign-up with a code failed"
+cli licenses list --app "$app_id" --code "$code" | grep -q "$user_id" || fail "licenses list --code does not show the user"
 ctx=$(curl -fsS "http://localhost:$site/app_context" "${api[@]}" -H "x-api-license-code: $code")
 printf '%s' "$ctx" | grep -q '"value":"hello there"' || fail "app_context: $ctx"
 printf '%s' "$ctx" | grep -q '"name":"notes.txt"' || fail "app_context: $ctx"
@@ -103,4 +108,6 @@ cli apps show "$app_id" | grep -q 'smoke' || fail "application lost across resta
 status=$(curl -s -o /dev/null -w '%{http_code}' "http://localhost:$site/app_context" "${api[@]}" -H "x-api-license-code: $code")
 [ "$status" = 200 ] || fail "the user's app_context answered $status after a restart, want 200"
 stop
+# The admin endpoint logs every request URI; no license code may be among them.
+if grep -qiF "$code" "$work/caddy.log"; then fail "a license code reached the server log"; fi
 echo "smoke: 1 passed, 0 failed"

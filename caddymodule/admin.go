@@ -28,13 +28,13 @@ func (AdminAPI) CaddyModule() caddy.ModuleInfo {
 
 // Routes implements caddy.AdminRouter.
 func (AdminAPI) Routes() []caddy.AdminRoute {
-	h := adminapi.NewHandler(runningService, caddy.Log().Named("admin.api.app_access"))
+	h := adminapi.NewHandler(adminapi.DefaultPrefix, runningService, caddy.Log().Named("admin.api.app_access"))
 	serve := caddy.AdminHandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		h.ServeHTTP(w, r)
 		return nil
 	})
 	return []caddy.AdminRoute{
-		{Pattern: adminapi.Prefix + "/", Handler: serve},
+		{Pattern: adminapi.DefaultPrefix + "/", Handler: serve},
 	}
 }
 

@@ -7,7 +7,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
-	"github.com/appaccess/appaccess/accessapi/clientapi"
+	"github.com/appaccess/appaccess/accessapi/httpx"
 )
 
 func init() {
@@ -44,7 +44,7 @@ func (h *APIHandler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyht
 	live, err := h.app.serving()
 	if err != nil {
 		w.Header().Set("Retry-After", "1")
-		clientapi.WriteProblem(w, h.logger, err)
+		httpx.WriteProblem(w, h.logger, err)
 		return nil
 	}
 	live.api.ServeHTTP(w, r)

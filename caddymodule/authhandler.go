@@ -11,6 +11,7 @@ import (
 
 	"github.com/appaccess/appaccess/accessapi/access"
 	"github.com/appaccess/appaccess/accessapi/clientapi"
+	"github.com/appaccess/appaccess/accessapi/httpx"
 )
 
 func init() {
@@ -125,7 +126,7 @@ func (h *AuthHandler) ServeHTTP(w http.ResponseWriter, r *http.Request, next cad
 	live, err := h.app.serving()
 	if err != nil {
 		w.Header().Set("Retry-After", "1")
-		clientapi.WriteProblem(w, h.logger, err)
+		httpx.WriteProblem(w, h.logger, err)
 		return nil
 	}
 	r = r.WithContext(access.WithClientAddress(r.Context(), clientIP(r)))
@@ -138,7 +139,7 @@ func (h *AuthHandler) ServeHTTP(w http.ResponseWriter, r *http.Request, next cad
 		err = access.Refusal(access.CodeAuthenticationRequired, "Only logged in users are allowed to access")
 	}
 	if err != nil {
-		clientapi.WriteProblem(w, h.logger, err)
+		httpx.WriteProblem(w, h.logger, err)
 		return nil
 	}
 
@@ -162,7 +163,7 @@ func (h *AuthHandler) setIdentity(r *http.Request, app *access.App, u *access.Us
 	case u.Membership.IsLifetime:
 		expires = "lifetime"
 	case u.Membership.ExpiresAt != nil:
-		expires = clientapi.RFC3339(*u.Membership.ExpiresAt)
+		expires = httpx.RFC3339(*u.Membership.ExpiresAt)
 	}
 	repl := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
 	repl.Set("http.auth.user.id", u.ID)

@@ -27,6 +27,7 @@ const (
 	CodeConflict               Code = "conflict"
 	CodePayloadTooLarge        Code = "payload_too_large"
 	CodeTooManyAttempts        Code = "too_many_attempts"
+	CodeMethodNotAllowed       Code = "method_not_allowed"
 	CodeUnavailable            Code = "unavailable"
 	CodeInternal               Code = "internal_error"
 )

@@ -8,16 +8,19 @@ import (
 	"strings"
 
 	"github.com/appaccess/appaccess/accessapi/access"
+	"github.com/appaccess/appaccess/accessapi/httpx"
 )
 
-// downloadFile streams a file to a user allowed to read the application
-// context, with its media type, length, an ETag (its SHA-256) and support
-// for a single byte range.
+// downloadFile serves GET /files/{file}: it streams a file to a user
+// allowed to read the application context, with its media type, length,
+// an ETag (its SHA-256) and support for a single byte range. The bytes are
+// application content, not user data: they may be kept privately and
+// revalidated (private, no-cache); every JSON answer is no-store.
 func (h *Handler) downloadFile(w http.ResponseWriter, r *http.Request, app *access.App) error {
 	if _, err := h.svc().Authenticate(r.Context(), app, HeaderCredentials(r), true); err != nil {
 		return err
 	}
-	f, err := h.svc().FileOf(r.Context(), app.ID, strings.TrimPrefix(r.URL.Path, "/files/"))
+	f, err := h.svc().FileOf(r.Context(), app.ID, r.PathValue("file"))
 	if err != nil {
 		return err
 	}
@@ -25,11 +28,8 @@ func (h *Handler) downloadFile(w http.ResponseWriter, r *http.Request, app *acce
 	hdr := w.Header()
 	hdr.Set("ETag", etag)
 	hdr.Set("Accept-Ranges", "bytes")
-	hdr.Set("Cache-Control", "private, no-cache")
-	hdr.Set("Content-Type", f.MimeType)
-	hdr.Set("X-Content-Type-Options", "nosniff")
-	hdr.Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", f.Name))
 	if match := r.Header.Get("If-None-Match"); match != "" && (match == etag || match == "*") {
+		hdr.Set("Cache-Control", "private, no-cache")
 		w.WriteHeader(http.StatusNotModified)
 		return nil
 	}
@@ -39,13 +39,16 @@ func (h *Handler) downloadFile(w http.ResponseWriter, r *http.Request, app *acce
 		s, e, ok := parseRange(rng, f.Size)
 		if !ok {
 			hdr.Set("Content-Range", fmt.Sprintf("bytes */%d", f.Size))
-			hdr.Del("Content-Disposition")
-			w.WriteHeader(http.StatusRequestedRangeNotSatisfiable)
-			return nil
+			return access.Refusal(httpx.CodeRangeNotSatisfiable,
+				fmt.Sprintf("The range selects no byte of this file; it has %d bytes. Send one range: bytes=first-last.", f.Size))
 		}
 		start, length, status = s, e-s+1, http.StatusPartialContent
 		hdr.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", s, e, f.Size))
 	}
+	hdr.Set("Cache-Control", "private, no-cache")
+	hdr.Set("Content-Type", f.MimeType)
+	hdr.Set("X-Content-Type-Options", "nosniff")
+	hdr.Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", f.Name))
 	hdr.Set("Content-Length", strconv.FormatInt(length, 10))
 	if r.Method == http.MethodHead {
 		w.WriteHeader(status)

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/appaccess/appaccess/accessapi/access"
+	"github.com/appaccess/appaccess/accessapi/httpx"
+	"github.com/appaccess/appaccess/accessapi/wire"
 )
 
 // go test -fuzz FuzzParseRange ./accessapi/clientapi/
@@ -54,9 +56,9 @@ func FuzzDecodeJSON(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, body string) {
-		var b loginBody
+		var b wire.LoginRequest
 		r := httptest.NewRequest("POST", "/", strings.NewReader(body))
-		err := DecodeJSON(httptest.NewRecorder(), r, &b)
+		err := httpx.DecodeJSON(httptest.NewRecorder(), r, &b, MaxBodyBytes)
 		if err == nil {
 			return
 		}

@@ -1,10 +1,6 @@
-// Package clientapi serves App Access's client API (the interface
-// specification's endpoints) over net/http, and the request authentication
-// that the upstream guard shares with it.
-package clientapi
+package httpx
 
 import (
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
@@ -13,21 +9,15 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/appaccess/appaccess/accessapi/access"
+	"github.com/appaccess/appaccess/accessapi/wire"
 )
 
-// Problem is an RFC 9457 problem details body, with App Access's stable
-// machine code and, for validation errors, the offending fields.
-type Problem struct {
-	Type   string              `json:"type"`
-	Title  string              `json:"title"`
-	Status int                 `json:"status"`
-	Detail string              `json:"detail"`
-	Code   access.Code         `json:"code"`
-	Errors []access.FieldError `json:"errors,omitempty"`
-}
+// Problem is an RFC 9457 problem details body.
+type Problem = wire.Problem
 
-// ProblemTypePrefix prefixes every problem type URI; the code follows it.
-const ProblemTypePrefix = "urn:app-access:problem:"
+// CodeRangeNotSatisfiable refuses a Range header that selects no byte of
+// a file (416). It is an HTTP matter, so it is not among the service's codes.
+const CodeRangeNotSatisfiable access.Code = "range_not_satisfiable"
 
 var statusOf = map[access.Code]int{
 	access.CodeInvalidApplication:     http.StatusUnauthorized,
@@ -46,6 +36,8 @@ var statusOf = map[access.Code]int{
 	access.CodeConflict:               http.StatusConflict,
 	access.CodePayloadTooLarge:        http.StatusRequestEntityTooLarge,
 	access.CodeTooManyAttempts:        http.StatusTooManyRequests,
+	access.CodeMethodNotAllowed:       http.StatusMethodNotAllowed,
+	CodeRangeNotSatisfiable:           http.StatusRequestedRangeNotSatisfiable,
 	access.CodeUnavailable:            http.StatusServiceUnavailable,
 	access.CodeInternal:               http.StatusInternalServerError,
 }
@@ -67,6 +59,8 @@ var titleOf = map[access.Code]string{
 	access.CodeConflict:               "Conflict",
 	access.CodePayloadTooLarge:        "Payload too large",
 	access.CodeTooManyAttempts:        "Too many attempts",
+	access.CodeMethodNotAllowed:       "Method not allowed",
+	CodeRangeNotSatisfiable:           "Range not satisfiable",
 	access.CodeUnavailable:            "Service unavailable",
 	access.CodeInternal:               "Internal error",
 }
@@ -87,15 +81,19 @@ func ProblemOf(err error) Problem {
 	if !errors.As(err, &e) {
 		e = access.Refusal(access.CodeInternal, "An internal error occurred; it has been logged.")
 	}
-	return Problem{Type: ProblemTypePrefix + string(e.Code), Title: titleOf[e.Code], Status: StatusOf(e.Code),
-		Detail: e.Detail, Code: e.Code, Errors: e.Fields}
+	p := Problem{Type: wire.ProblemTypePrefix + string(e.Code), Title: titleOf[e.Code], Status: StatusOf(e.Code),
+		Detail: e.Detail, Code: string(e.Code)}
+	for _, f := range e.Fields {
+		p.Errors = append(p.Errors, wire.FieldError{Field: f.Field, Message: f.Message})
+	}
+	return p
 }
 
 // WriteProblem answers with err as an application/problem+json body, and
 // logs it when it is not a refusal.
 func WriteProblem(w http.ResponseWriter, logger *zap.Logger, err error) {
 	p := ProblemOf(err)
-	if p.Code == access.CodeInternal && logger != nil {
+	if p.Code == string(access.CodeInternal) && logger != nil {
 		logger.Error("request failed", zap.Error(err))
 	}
 	if p.Status == http.StatusUnauthorized {
@@ -107,16 +105,4 @@ func WriteProblem(w http.ResponseWriter, logger *zap.Logger, err error) {
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	WriteJSON(w, p.Status, p)
-}
-
-// WriteJSON answers with status and v as JSON, never to be cached.
-func WriteJSON(w http.ResponseWriter, status int, v any) {
-	h := w.Header()
-	if h.Get("Content-Type") == "" {
-		h.Set("Content-Type", "application/json")
-	}
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
 }

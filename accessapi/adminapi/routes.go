@@ -1,0 +1,41 @@
+package adminapi
+
+import "github.com/appaccess/appaccess/accessapi/access"
+
+// routes maps every management route, as a ServeMux pattern below the
+// prefix, to its handler.
+func (h *Handler) routes() map[string]route {
+	return map[string]route{
+		"GET /health": h.health,
+
+		"POST /apps":                     createApp,
+		"GET /apps":                      listApps,
+		"GET /apps/{app}":                showApp,
+		"PATCH /apps/{app}":              updateApp,
+		"DELETE /apps/{app}":             deleteApp,
+		"POST /apps/{app}/rotate_secret": rotateSecret,
+
+		"POST /apps/{app}/licenses":             createLicenses,
+		"GET /apps/{app}/licenses":              listLicenses,
+		"POST /apps/{app}/licenses/lookup":      lookupLicense,
+		"GET /apps/{app}/licenses/{license}":    showLicense,
+		"DELETE /apps/{app}/licenses/{license}": deleteLicense,
+
+		"GET /apps/{app}/users":                    listUsers,
+		"GET /apps/{app}/users/{user}":             showUser,
+		"DELETE /apps/{app}/users/{user}":          userAction((*access.Service).DeleteUser),
+		"POST /apps/{app}/users/{user}/ban":        banUser,
+		"POST /apps/{app}/users/{user}/unban":      userAction((*access.Service).UnbanUser),
+		"DELETE /apps/{app}/users/{user}/devices":  userAction((*access.Service).ResetDevices),
+		"DELETE /apps/{app}/users/{user}/sessions": userAction((*access.Service).EndSessions),
+		"POST /apps/{app}/users/{user}/grant":      grant,
+		"POST /apps/{app}/users/{user}/password":   resetPassword,
+
+		"GET /apps/{app}/variables":           listVariables,
+		"PUT /apps/{app}/variables/{name}":    setVariable,
+		"DELETE /apps/{app}/variables/{name}": deleteVariable,
+		"POST /apps/{app}/files":              uploadFile,
+		"GET /apps/{app}/files":               listFiles,
+		"DELETE /apps/{app}/files/{file}":     deleteFile,
+	}
+}

@@ -1,0 +1,124 @@
+package httpx
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/appaccess/appaccess/accessapi/access"
+)
+
+// WriteJSON answers with status and v as JSON, never to be cached.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
+	h := w.Header()
+	if h.Get("Content-Type") == "" {
+		h.Set("Content-Type", "application/json")
+	}
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// DecodeJSON reads a JSON object body of at most limit bytes into v,
+// ignoring unknown fields: the client API's rule, so that old and new
+// clients keep working. A larger body is a payload_too_large refusal;
+// anything but a JSON object, or a field of the wrong type, is a
+// validation_failed refusal naming the field.
+func DecodeJSON(w http.ResponseWriter, r *http.Request, v any, limit int64) error {
+	return decodeJSON(w, r, v, limit, false)
+}
+
+// DecodeStrictJSON is DecodeJSON that also refuses a field v does not have,
+// naming it: the management API's rule, so a misspelt setting is never
+// silently dropped.
+func DecodeStrictJSON(w http.ResponseWriter, r *http.Request, v any, limit int64) error {
+	return decodeJSON(w, r, v, limit, true)
+}
+
+// errNotObject is the one wording of a body that is not a JSON object.
+var errNotObject = access.Invalid(access.FieldError{Field: "body", Message: "must be a JSON object"})
+
+func decodeJSON(w http.ResponseWriter, r *http.Request, v any, limit int64, strict bool) error {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return access.Refusal(access.CodePayloadTooLarge, "The request body is larger than "+SizeText(limit)+".")
+	}
+	if err != nil {
+		return access.Invalid(access.FieldError{Field: "body", Message: "could not be read"})
+	}
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 || body[0] != '{' {
+		return errNotObject
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if strict {
+		dec.DisallowUnknownFields()
+	}
+	if err := dec.Decode(v); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) && typeErr.Field != "" {
+			return access.Invalid(access.FieldError{Field: typeErr.Field, Message: "must be " + jsonKind(typeErr.Type.Kind().String())})
+		}
+		if name, ok := unknownField(err); ok {
+			return access.Invalid(access.FieldError{Field: name, Message: "is not a known field"})
+		}
+		return errNotObject
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errNotObject // something follows the object
+	}
+	return nil
+}
+
+// unknownField returns the name in DisallowUnknownFields' error, which
+// encoding/json gives only as text: json: unknown field "name".
+func unknownField(err error) (string, bool) {
+	msg := err.Error()
+	i := strings.Index(msg, "unknown field ")
+	if i < 0 {
+		return "", false
+	}
+	name, uerr := strconv.QuotedPrefix(msg[i+len("unknown field "):])
+	if uerr != nil {
+		return "", false
+	}
+	name, uerr = strconv.Unquote(name)
+	return name, uerr == nil
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "string":
+		return "a string"
+	case "struct", "map", "ptr":
+		return "an object"
+	case "bool":
+		return "a boolean"
+	case "int", "int64":
+		return "an integer"
+	case "slice", "array":
+		return "an array"
+	}
+	return "of another type"
+}
+
+// SizeText words a byte count the way the limits are documented: 64 KiB,
+// 2 MiB, 1 GiB.
+func SizeText(n int64) string {
+	for _, u := range []struct {
+		size int64
+		name string
+	}{{1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}} {
+		if n >= u.size && n%u.size == 0 {
+			return fmt.Sprintf("%d %s", n/u.size, u.name)
+		}
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

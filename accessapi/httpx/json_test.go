@@ -1,0 +1,100 @@
+package httpx_test
+
+import (
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/appaccess/appaccess/accessapi/access"
+	"github.com/appaccess/appaccess/accessapi/httpx"
+)
+
+type settings struct {
+	Name  *string `json:"name"`
+	Count *int    `json:"count"`
+}
+
+func decode(body string, limit int64, strict bool) error {
+	r := httptest.NewRequest("POST", "/", strings.NewReader(body))
+	var v settings
+	if strict {
+		return httpx.DecodeStrictJSON(httptest.NewRecorder(), r, &v, limit)
+	}
+	return httpx.DecodeJSON(httptest.NewRecorder(), r, &v, limit)
+}
+
+func TestDecodeJSON_RefusalsNameTheField(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, body    string
+		limit         int64
+		strict        bool
+		code          access.Code
+		field, detail string
+	}{
+		{"object", `{"name": "x"}`, 64, false, "", "", ""},
+		{"unknown field, lenient", `{"name": "x", "nmae": "y"}`, 64, false, "", "", ""},
+		{"unknown field, strict", `{"name": "x", "nmae": "y"}`, 64, true, access.CodeValidationFailed, "nmae", ""},
+		{"wrong type", `{"count": "5"}`, 64, true, access.CodeValidationFailed, "count", ""},
+		{"empty", ``, 64, false, access.CodeValidationFailed, "body", ""},
+		{"array", `[{"name": "x"}]`, 64, false, access.CodeValidationFailed, "body", ""},
+		{"null", `null`, 64, true, access.CodeValidationFailed, "body", ""},
+		{"truncated", `{"name": `, 64, false, access.CodeValidationFailed, "body", ""},
+		{"two objects", `{} {}`, 64, false, access.CodeValidationFailed, "body", ""},
+		{"at the limit", `{"name":"` + strings.Repeat("a", 1013) + `"}`, 1024, false, "", "", ""},
+		{"over the limit", `{"name":"` + strings.Repeat("a", 1014) + `"}`, 1024, false, access.CodePayloadTooLarge, "", "The request body is larger than 1 KiB."},
+		{"a large limit is honoured", `{"name":"` + strings.Repeat("a", 100<<10) + `"}`, 2 << 20, true, "", "", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := decode(tt.body, tt.limit, tt.strict)
+			if tt.code == "" {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			p := httpx.ProblemOf(err)
+			if p.Code != string(tt.code) {
+				t.Fatalf("code %s, want %s (%v)", p.Code, tt.code, err)
+			}
+			if tt.field != "" && (len(p.Errors) != 1 || p.Errors[0].Field != tt.field) {
+				t.Fatalf("fields %+v, want %s", p.Errors, tt.field)
+			}
+			if tt.field == "body" && p.Errors[0].Message != "must be a JSON object" {
+				t.Fatalf("body wording %q", p.Errors[0].Message)
+			}
+			if tt.detail != "" && p.Detail != tt.detail {
+				t.Fatalf("detail %q, want %q", p.Detail, tt.detail)
+			}
+		})
+	}
+}
+
+// go test -fuzz FuzzDecodeStrictJSON ./accessapi/httpx/
+func FuzzDecodeStrictJSON(f *testing.F) {
+	for _, s := range []string{`{"name":"a","count":1}`, `{"nmae":1}`, `[]`, `{`, ``, `null`, `{"count":1e99}`, `{"name":"\u0000"}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		for _, strict := range []bool{false, true} {
+			err := decode(body, 1024, strict)
+			if err == nil {
+				continue
+			}
+			// Every refusal is one a client is shown, never an internal error.
+			if code := access.CodeOf(err); code != access.CodeValidationFailed && code != access.CodePayloadTooLarge {
+				t.Fatalf("decode(%q, strict %v): %v", body, strict, err)
+			}
+		}
+	})
+}
+
+func TestSizeText_WordsTheLimits(t *testing.T) {
+	t.Parallel()
+	for n, want := range map[int64]string{64 << 10: "64 KiB", 2 << 20: "2 MiB", 1 << 30: "1 GiB", 1000: "1000 bytes"} {
+		if got := httpx.SizeText(n); got != want {
+			t.Errorf("SizeText(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -1,0 +1,41 @@
+package httpx_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/appaccess/appaccess/accessapi/httpx"
+)
+
+func TestRouter_FallbackAnswersProblems(t *testing.T) {
+	t.Parallel()
+	rt := httpx.NewRouter(nil, "There is no such route.")
+	rt.Handle("POST /items", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusCreated) }))
+	rt.Handle("GET /items/{id}", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		httpx.WriteJSON(w, http.StatusOK, map[string]string{"id": r.PathValue("id")})
+	}))
+	for _, tt := range []struct {
+		method, path string
+		status       int
+		allow, body  string
+	}{
+		{"POST", "/items", 201, "", ""},
+		{"GET", "/items/7", 200, "", `{"id":"7"}`},
+		{"HEAD", "/items/7", 200, "", ""},
+		{"GET", "/items", 405, "POST", `"code":"method_not_allowed"`},
+		{"DELETE", "/items/7", 405, "GET, HEAD", `"detail":"Use GET, HEAD for this route."`},
+		{"GET", "/other", 404, "", `"detail":"There is no such route."`},
+		{"GET", "/items/7/parts", 404, "", `"code":"not_found"`},
+	} {
+		rec := httptest.NewRecorder()
+		rt.ServeHTTP(rec, httptest.NewRequest(tt.method, tt.path, nil))
+		if rec.Code != tt.status || rec.Header().Get("Allow") != tt.allow || !strings.Contains(rec.Body.String(), tt.body) {
+			t.Errorf("%s %s: %d Allow %q %s", tt.method, tt.path, rec.Code, rec.Header().Get("Allow"), rec.Body)
+		}
+		if tt.status >= 400 && rec.Header().Get("Content-Type") != "application/problem+json" {
+			t.Errorf("%s %s: content type %q", tt.method, tt.path, rec.Header().Get("Content-Type"))
+		}
+	}
+}

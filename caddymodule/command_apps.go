@@ -1,0 +1,105 @@
+package caddymodule
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/appaccess/appaccess/accessapi/adminclient"
+	"github.com/appaccess/appaccess/accessapi/wire"
+)
+
+var appColumns = []column[wire.App]{
+	{"id", func(a wire.App) string { return a.ID }},
+	{"name", func(a wire.App) string { return a.Name }},
+	{"api_key", func(a wire.App) string { return a.APIKey }},
+	{"api_secret", func(a wire.App) string { return text(a.APISecret) }},
+	{"device_auth", func(a wire.App) string { return yesNo(a.DeviceAuth) }},
+	{"anonymous_access", func(a wire.App) string { return yesNo(a.AnonymousAccess) }},
+	{"max_devices", func(a wire.App) string { return number(a.MaxDevices) }},
+	{"min_password_length", func(a wire.App) string { return number(a.MinPasswordLength) }},
+	{"session_ttl", func(a wire.App) string { return a.SessionTTL }},
+	{"token_requires_hardware_id", func(a wire.App) string { return yesNo(a.TokenRequiresHardwareID) }},
+	{"max_sessions", func(a wire.App) string { return number(a.MaxSessions) }},
+	{"created_at", func(a wire.App) string { return a.CreatedAt }},
+}
+
+// appListColumns are the columns of apps list: no secret is ever listed.
+var appListColumns = []column[wire.App]{appColumns[0], appColumns[1], appColumns[2], appColumns[4], appColumns[5], appColumns[11]}
+
+var secretColumns = []column[wire.SecretRotation]{
+	{"api_secret", func(s wire.SecretRotation) string { return s.APISecret }},
+}
+
+// appSettingsFlags are the flags of apps create and update; only the ones
+// given are sent.
+type appSettingsFlags struct {
+	name, sessionTTL                         string
+	deviceAuth, anonymousAccess, tokenDevice bool
+	maxDevices, minPassword, maxSessions     int
+}
+
+func (f *appSettingsFlags) add(cmd *cobra.Command) *cobra.Command {
+	fl := cmd.Flags()
+	fl.StringVar(&f.name, "name", "", "the application's name")
+	fl.BoolVar(&f.deviceAuth, "device-auth", false, "require a hardware id")
+	fl.BoolVar(&f.anonymousAccess, "anonymous-access", false, "allow app_context without a user")
+	fl.IntVar(&f.maxDevices, "max-devices", 1, "devices per user")
+	fl.IntVar(&f.minPassword, "min-password-length", 8, "minimum password length")
+	fl.StringVar(&f.sessionTTL, "session-ttl", "24h", "session lifetime")
+	fl.IntVar(&f.maxSessions, "max-sessions", 10, "open sessions per user (the oldest ends)")
+	fl.BoolVar(&f.tokenDevice, "token-requires-hardware-id", false, "with device auth, require x-hardware-id on token requests")
+	return cmd
+}
+
+func (f *appSettingsFlags) settings(cmd *cobra.Command) wire.AppSettings {
+	given := cmd.Flags().Changed
+	return wire.AppSettings{
+		Name:                    ifGiven(given("name"), &f.name),
+		DeviceAuth:              ifGiven(given("device-auth"), &f.deviceAuth),
+		AnonymousAccess:         ifGiven(given("anonymous-access"), &f.anonymousAccess),
+		MaxDevices:              ifGiven(given("max-devices"), &f.maxDevices),
+		MinPasswordLength:       ifGiven(given("min-password-length"), &f.minPassword),
+		SessionTTL:              ifGiven(given("session-ttl"), &f.sessionTTL),
+		TokenRequiresHardwareID: ifGiven(given("token-requires-hardware-id"), &f.tokenDevice),
+		MaxSessions:             ifGiven(given("max-sessions"), &f.maxSessions),
+	}
+}
+
+// ifGiven is v when its flag was given, else nil (the setting is kept).
+func ifGiven[T any](given bool, v *T) *T {
+	if given {
+		return v
+	}
+	return nil
+}
+
+func (c *cli) appsCommand() *cobra.Command {
+	apps := &cobra.Command{Use: "apps", Short: "Applications"}
+	var createFlags, updateFlags appSettingsFlags
+	apps.AddCommand(
+		showCommand(c, createFlags.add(&cobra.Command{Use: "create --name NAME", Short: "Create an application (its secret is shown only now)", Args: cobra.NoArgs}),
+			appColumns, func(cmd *cobra.Command, cl *adminclient.Client, _ []string) (*wire.App, error) {
+				return cl.CreateApp(cmd.Context(), createFlags.settings(cmd))
+			}),
+		showCommand(c, updateFlags.add(&cobra.Command{Use: "update APP_ID", Short: "Change an application's settings", Args: cobra.ExactArgs(1)}),
+			appColumns, func(cmd *cobra.Command, cl *adminclient.Client, args []string) (*wire.App, error) {
+				return cl.UpdateApp(cmd.Context(), args[0], updateFlags.settings(cmd))
+			}),
+		listCommand(c, &cobra.Command{Use: "list", Short: "List applications", Args: cobra.NoArgs},
+			appListColumns, func(cmd *cobra.Command, cl *adminclient.Client, _ []string) (*wire.Page[wire.App], error) {
+				return cl.Apps(cmd.Context())
+			}),
+		showCommand(c, &cobra.Command{Use: "show APP_ID", Short: "Show an application", Args: cobra.ExactArgs(1)},
+			appColumns, func(cmd *cobra.Command, cl *adminclient.Client, args []string) (*wire.App, error) {
+				return cl.App(cmd.Context(), args[0])
+			}),
+		doneCommand(c, &cobra.Command{Use: "delete APP_ID", Short: "Delete an application", Args: cobra.ExactArgs(1)},
+			func(cmd *cobra.Command, cl *adminclient.Client, args []string) error {
+				return cl.DeleteApp(cmd.Context(), args[0])
+			}),
+		showCommand(c, &cobra.Command{Use: "rotate-secret APP_ID", Short: "Give an application a new secret", Args: cobra.ExactArgs(1)},
+			secretColumns, func(cmd *cobra.Command, cl *adminclient.Client, args []string) (*wire.SecretRotation, error) {
+				return cl.RotateSecret(cmd.Context(), args[0])
+			}),
+	)
+	return apps
+}
