@@ -72,9 +72,11 @@ func TestAdminLicenses_IssueListFindAndDelete(t *testing.T) {
 	if len(code) != 29 || strings.Count(code, "-") != 4 {
 		t.Fatalf("code %q is not five groups of five", code)
 	}
-	imported := request(t, "POST", base, nil, map[string]any{"codes": []string{"SHOP-0001", "SHOP-0002"}, "grants_lifetime_access": true})
+	imported := request(t, "POST", base, nil, map[string]any{"codes": []string{"SHOP-7KX2M-9QWPT-4HZRB-8VNCE", "SHOP-3JD8F-M2XQA-7RTWB-5KPLN"}, "grants_lifetime_access": true})
 	expect(t, imported, 201, "")
-	expect(t, request(t, "POST", base, nil, map[string]any{"codes": []string{"shop 0001"}, "minutes": 5}), 409, "conflict")
+	expect(t, request(t, "POST", base, nil, map[string]any{"codes": []string{"shop 7kx2m 9qwpt 4hzrb 8vnce"}, "minutes": 5}), 409, "conflict")
+	// An imported code must be hard to guess.
+	expect(t, request(t, "POST", base, nil, map[string]any{"codes": []string{"SHOP-0001"}, "minutes": 5}), 422, "validation_failed")
 
 	// Use one code.
 	expect(t, request(t, "POST", apiBase+"/sign_up_with_license_code", a.headers(), map[string]any{"code": code}), 201, "")

@@ -119,7 +119,7 @@ func (s *Service) ActivateLicense(ctx context.Context, app *App, req ActivateReq
 // licenseByCode finds the application's license with this code.
 // An unknown code counts against the client's address (see throttle.go).
 func (s *Service) licenseByCode(ctx context.Context, app *App, code string) (*License, error) {
-	id := LicenseID(app.ID, code)
+	id := s.licenseID(app.ID, code)
 	if id == "" {
 		s.throttle.failCode(app, ClientAddress(ctx))
 		return nil, errLicenseInvalid

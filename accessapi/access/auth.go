@@ -189,7 +189,7 @@ func (s *Service) licenseUser(ctx context.Context, app *App, code string) (*user
 		s.throttle.failCode(app, addr)
 		return nil, errInvalidCredentials
 	}
-	id := LicenseID(app.ID, code)
+	id := s.licenseID(app.ID, code)
 	if id == "" {
 		return refuse()
 	}

@@ -6,12 +6,14 @@ import (
 )
 
 // go test -fuzz FuzzLicenseID ./accessapi/access/
+var fuzzKey = []byte("fuzz key")
+
 func FuzzLicenseID(f *testing.F) {
 	for _, s := range []string{"KAHM8-NXNV4-5M4FT-0ASXM-YBK30", "kahm8 nxnv4", "", "-", "ÄÖÜ", strings.Repeat("A", 200)} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, code string) {
-		id := LicenseID("app", code)
+		id := LicenseID(fuzzKey, "app", code)
 		n := NormalizeLicenseCode(code)
 		if (id == "") != (n == "" || len(n) > MaxLicenseCodeLength) {
 			t.Fatalf("LicenseID(%q) = %q for normal form %q", code, id, n)
@@ -21,10 +23,10 @@ func FuzzLicenseID(f *testing.F) {
 		}
 		// Case, dashes and spaces never matter; the application does.
 		variant := strings.ToLower(strings.ReplaceAll(code, "-", " "))
-		if NormalizeLicenseCode(variant) == n && LicenseID("app", variant) != id {
+		if NormalizeLicenseCode(variant) == n && LicenseID(fuzzKey, "app", variant) != id {
 			t.Fatalf("%q and %q are the same code but have different ids", code, variant)
 		}
-		if LicenseID("other", code) == id {
+		if LicenseID(fuzzKey, "other", code) == id {
 			t.Fatalf("%q has the same id in two applications", code)
 		}
 	})
@@ -83,4 +85,18 @@ func TestLicenseCodes_AreFiveGroupsOfCrockfordBase32(t *testing.T) {
 		}
 		seen[c] = true
 	}
+}
+
+func FuzzValidHardwareID(f *testing.F) {
+	for _, s := range []string{"HW-AAA", " hw", "hw\x00", strings.Repeat("h", 257), "\u202ehw", "机器-1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, id string) {
+		if !validHardwareID(id) {
+			return
+		}
+		if id == "" || len(id) > MaxHardwareIDLength || strings.TrimSpace(id) != id || strings.ContainsFunc(id, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+			t.Fatalf("accepted %q", id)
+		}
+	})
 }

@@ -1,11 +1,13 @@
 package access
 
 import (
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
-	"encoding/hex"
+	"math"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 )
@@ -74,23 +76,60 @@ const MaxLicenseCodeLength = 128
 var licenseNamespace = uuid.MustParse("5f0c1a4e-9a43-4c52-8f6e-0d3a3b8e9d21")
 
 // LicenseID returns the ID of the license that code is in the application, or
-// "" if code cannot be a code at all.
-func LicenseID(appID, code string) string {
+// "" if code cannot be a code at all. The ID is derived from an HMAC-SHA256
+// of the normalised code under key, a server key kept out of the store, so
+// a copy of the store does not let anyone test guesses of the codes.
+func LicenseID(key []byte, appID, code string) string {
 	n := NormalizeLicenseCode(code)
 	if n == "" || len(n) > MaxLicenseCodeLength {
 		return ""
 	}
-	sum := sha256.Sum256([]byte(n))
-	return uuid.NewSHA1(licenseNamespace, []byte(appID+"/"+hex.EncodeToString(sum[:]))).String()
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(appID))
+	m.Write([]byte{0})
+	m.Write([]byte(n))
+	return uuid.NewSHA1(licenseNamespace, m.Sum(nil)).String()
 }
 
-// codeHint returns the last four characters of a normalised code.
+// MinImportedCodeBits is the least estimated entropy an imported code must
+// carry (generated codes carry 125 bits).
+const MinImportedCodeBits = 80
+
+// CodeEntropyBits estimates the entropy of a normalised code, as if each
+// character were drawn at random from the alphabet of the character
+// classes it uses (10 digits, 26 letters, 33 other symbols), counting an
+// alphabet no larger than four times the distinct characters present, so
+// that repeated patterns ("ABABAB...") count for little.
+func CodeEntropyBits(normalized string) float64 {
+	classes := map[int]bool{}
+	distinct := map[rune]bool{}
+	for _, r := range normalized {
+		distinct[r] = true
+		switch {
+		case '0' <= r && r <= '9':
+			classes[10] = true
+		case 'A' <= r && r <= 'Z':
+			classes[26] = true
+		default:
+			classes[33] = true
+		}
+	}
+	alphabet := 0
+	for size := range classes {
+		alphabet += size
+	}
+	alphabet = min(alphabet, 4*len(distinct))
+	if alphabet < 2 {
+		return 0
+	}
+	return float64(utf8.RuneCountInString(normalized)) * math.Log2(float64(alphabet))
+}
+
+// codeHint returns the last four characters of a normalised code, or fewer
+// for a code under 16 characters: never more than a quarter of it.
 func codeHint(code string) string {
 	n := NormalizeLicenseCode(code)
-	if len(n) > 4 {
-		n = n[len(n)-4:]
-	}
-	return n
+	return n[len(n)-min(4, len(n)/4):]
 }
 
 var activationNamespace = uuid.MustParse("8d2f6f7e-3b1a-4f0e-9a8c-2c6b1e7d4a90")

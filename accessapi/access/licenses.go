@@ -50,10 +50,15 @@ func (s *Service) CreateLicenses(ctx context.Context, appID string, req LicenseR
 	out := make([]IssuedLicense, len(codes))
 	batch := make([]License, len(codes))
 	seen := make(map[string]bool, len(codes))
+	imported := len(req.Codes) > 0
 	for i, code := range codes {
-		id := LicenseID(appID, code)
-		if id == "" || len(NormalizeLicenseCode(code)) < 4 {
-			return nil, Invalid(FieldError{fmt.Sprintf("codes[%d]", i), "must be 4 to 128 characters besides dashes and spaces"})
+		id := s.licenseID(appID, code)
+		if id == "" {
+			return nil, Invalid(FieldError{fmt.Sprintf("codes[%d]", i), "must be 1 to 128 characters besides dashes and spaces"})
+		}
+		if imported && CodeEntropyBits(NormalizeLicenseCode(code)) < MinImportedCodeBits {
+			return nil, Invalid(FieldError{fmt.Sprintf("codes[%d]", i),
+				"is too easy to guess: a code needs about 80 bits of randomness, for example 16 random letters and digits or 25 random digits"})
 		}
 		if seen[id] {
 			return nil, Invalid(FieldError{fmt.Sprintf("codes[%d]", i), "is listed twice"})
@@ -133,7 +138,7 @@ func (s *Service) LicenseOf(ctx context.Context, appID, licenseID string) (*Lice
 
 // LicenseByCode returns an application's license by its code.
 func (s *Service) LicenseByCode(ctx context.Context, appID, code string) (*LicenseStatus, error) {
-	id := LicenseID(appID, code)
+	id := s.licenseID(appID, code)
 	if id == "" {
 		return nil, notFound("license")
 	}

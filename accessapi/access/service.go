@@ -2,7 +2,9 @@ package access
 
 import (
 	"context"
+	"crypto/hkdf"
 	"crypto/rand"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"time"
@@ -30,6 +32,11 @@ type Config struct {
 	// FileKey encrypts files marked encrypted (AES-256-GCM); nil disables
 	// encrypted uploads.
 	FileKey []byte
+	// CodeKey is the key license codes are hashed under (HMAC-SHA256).
+	// Every instance on one store must share it, and a code hashed under
+	// another key is not found. Default: derived from FileKey; all zeros
+	// without either (as weak as a bare hash, for tests).
+	CodeKey []byte
 	// Now is the clock; default time.Now.
 	Now func() time.Time
 	// Listeners are told of every event (see EventListener).
@@ -56,6 +63,7 @@ type Service struct {
 
 	credKey   []byte
 	fileKey   []byte
+	codeKey   []byte
 	listeners []EventListener
 	throttle  *throttler
 }
@@ -94,6 +102,7 @@ func NewService(store Store, cfg Config) *Service {
 		content:   newExpiringCache[string, *AppContent](st, 4096, now),
 		credKey:   key,
 		fileKey:   cfg.FileKey,
+		codeKey:   codeKeyOf(cfg),
 		listeners: cfg.Listeners,
 		throttle:  newThrottler(cfg.Throttle, store, n, now),
 	}
@@ -147,4 +156,22 @@ func wrapStore(err error, what string) error {
 		return nil
 	}
 	return fmt.Errorf("%s: %w", what, err)
+}
+
+// licenseID is LicenseID under the service's code key.
+func (s *Service) licenseID(appID, code string) string { return LicenseID(s.codeKey, appID, code) }
+
+// codeKeyOf is the configured code key, or one derived from the file key.
+func codeKeyOf(cfg Config) []byte {
+	if cfg.CodeKey != nil {
+		return cfg.CodeKey
+	}
+	if cfg.FileKey == nil {
+		return make([]byte, 32)
+	}
+	key, err := hkdf.Key(sha256.New, cfg.FileKey, nil, "app-access license codes v1", 32)
+	if err != nil {
+		panic(fmt.Sprintf("deriving the code key: %v", err)) // only for lengths HKDF cannot give
+	}
+	return key
 }
