@@ -70,3 +70,16 @@ func TestSecurity_ATokenIsHeldToItsDevice(t *testing.T) {
 	expect(t, request(t, "DELETE", adminBase+"/apps/"+a.id+"/users/"+id+"/devices", nil, nil), 204, "")
 	expect(t, withToken("HW-AAA"), 401, "invalid_credentials")
 }
+
+func TestSecurity_AMegabytePasswordIs422(t *testing.T) {
+	startServer(t, "", "")
+	a := createApp(t, nil)
+	huge := strings.Repeat("p", 1<<20)
+	r := request(t, "POST", apiBase+"/sign_up", a.headers(), map[string]any{"username": "megan", "password": huge})
+	expect(t, r, 422, "validation_failed")
+	if !strings.Contains(string(r.raw), "at most 1024 bytes") {
+		t.Fatalf("the refusal does not name the length rule: %s", r.raw)
+	}
+	// A 64-character passphrase is fine.
+	expect(t, request(t, "POST", apiBase+"/sign_up", a.headers(), map[string]any{"username": "megan", "password": strings.Repeat("passphrase-", 6)[:64]}), 201, "")
+}

@@ -16,6 +16,11 @@ import (
 // MaxBodyBytes bounds a request body of the client API.
 const MaxBodyBytes = 64 << 10
 
+// MaxPasswordBodyBytes bounds the body of a request that sets a password
+// (sign-up, password change): large enough that an over-long password is
+// answered 422 with the password rule rather than 413.
+const MaxPasswordBodyBytes = 2 << 20
+
 // Handler serves the client API.
 type Handler struct {
 	auth     Authenticator

@@ -142,9 +142,15 @@ func TestClientAPI_BodyThatIsNotAJSONObjectHasOneWording(t *testing.T) {
 	if a := f.do("POST", "/sign_up", `{"username": ["a"]}`); !strings.Contains(a.raw, `{"field":"username","message":"must be a string"}`) {
 		t.Errorf("wrong type: %s", a.raw)
 	}
-	big := `{"username": "` + strings.Repeat("a", 70<<10) + `"}`
-	if a := f.do("POST", "/sign_up", big); a.status != http.StatusRequestEntityTooLarge || !strings.Contains(a.problem(t).Detail, "64 KiB") {
+	big := `{"code": "` + strings.Repeat("a", 70<<10) + `"}`
+	if a := f.do("POST", "/sign_up_with_license_code", big); a.status != http.StatusRequestEntityTooLarge || !strings.Contains(a.problem(t).Detail, "64 KiB") {
 		t.Errorf("70 KiB body: %d %s", a.status, a.raw)
+	}
+	// A body that sets a password may be larger, so that an over-long
+	// password is told the password rule.
+	huge := `{"username": "ann", "password": "` + strings.Repeat("a", 1<<20) + `"}`
+	if a := f.do("POST", "/sign_up", huge); a.status != http.StatusUnprocessableEntity || !strings.Contains(a.raw, "at most 1024 bytes") {
+		t.Errorf("1 MiB password: %d %s", a.status, a.raw[:min(len(a.raw), 300)])
 	}
 }
 

@@ -52,7 +52,7 @@ func (h *Handler) logout(w http.ResponseWriter, r *http.Request, app *access.App
 // Bearer token it is sent with, if any, stays open.
 func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, app *access.App) error {
 	var b wire.ChangePasswordRequest
-	if err := httpx.DecodeJSON(w, r, &b, MaxBodyBytes); err != nil {
+	if err := httpx.DecodeJSON(w, r, &b, MaxPasswordBodyBytes); err != nil {
 		return err
 	}
 	err := h.svc().ChangePassword(r.Context(), app, access.PasswordChange{Username: b.Username, OldPassword: b.OldPassword,

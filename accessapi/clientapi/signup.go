@@ -11,7 +11,7 @@ import (
 // signUp serves POST /sign_up.
 func (h *Handler) signUp(w http.ResponseWriter, r *http.Request, app *access.App) error {
 	var b wire.SignUpRequest
-	if err := httpx.DecodeJSON(w, r, &b, MaxBodyBytes); err != nil {
+	if err := httpx.DecodeJSON(w, r, &b, MaxPasswordBodyBytes); err != nil {
 		return err
 	}
 	// The service words an empty username or password as a length rule;
