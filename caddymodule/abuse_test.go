@@ -123,3 +123,20 @@ func TestAbuse_UnknownAndExistingUsersTakeTheSameTime(t *testing.T) {
 	}
 	t.Fatalf("median login time %v for an existing user, %v for an unknown one: more than 10%% apart", known, unknown)
 }
+
+func TestAbuse_AnApplicationCanTightenItsThresholds(t *testing.T) {
+	startThrottledServer(t, "")
+	a := createApp(t, nil)
+	r := request(t, "PATCH", adminBase+"/apps/"+a.id, nil, map[string]any{"throttle": map[string]any{"code_free": 2, "max_delay": "1m"}})
+	expect(t, r, 200, "")
+	if th := r.obj("throttle"); th["code_free"] != float64(2) || th["max_delay"] != "1m" {
+		t.Fatalf("throttle shown as %v", r.body["throttle"])
+	}
+	expect(t, request(t, "PATCH", adminBase+"/apps/"+a.id, nil, map[string]any{"throttle": map[string]any{"window": "soon"}}), 422, "validation_failed")
+	c := clientFrom("127.0.0.70")
+	for i := range 2 {
+		r := requestWith(t, c, "POST", apiBase+"/sign_up_with_license_code", a.headers(), map[string]any{"code": fmt.Sprintf("GUESS-%05d-AAAAA-BBBBB-CCCCC", i)})
+		expect(t, r, 401, "license_invalid")
+	}
+	expectThrottled(t, requestWith(t, c, "POST", apiBase+"/sign_up_with_license_code", a.headers(), map[string]any{"code": "GUESS-99999-AAAAA-BBBBB-CCCCC"}))
+}

@@ -23,6 +23,8 @@ type AppSettings struct {
 	TokenRequiresHardwareID *bool
 	// MaxSessions: see App.MaxSessions.
 	MaxSessions *int
+	// Throttle replaces the application's throttling overrides.
+	Throttle *ThrottlePolicy
 }
 
 // Setting limits.
@@ -67,6 +69,12 @@ func (st AppSettings) applyTo(app *App) *Error {
 			fields = append(fields, FieldError{"max_sessions", "must be 1 to 1000"})
 		}
 		app.MaxSessions = *st.MaxSessions
+	}
+	if st.Throttle != nil {
+		if !st.Throttle.valid() {
+			fields = append(fields, FieldError{"throttle", "counts and durations must not be negative, and max_delay not under first_delay"})
+		}
+		app.Throttle = *st.Throttle
 	}
 	if st.MinPasswordLength != nil {
 		if *st.MinPasswordLength < 1 || *st.MinPasswordLength > 256 {

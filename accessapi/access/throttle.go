@@ -65,6 +65,17 @@ var DefaultThrottlePolicy = ThrottlePolicy{
 	SignUpsPerAddress: 20, FirstDelay: time.Second, MaxDelay: 15 * time.Minute, Window: time.Hour,
 }
 
+// valid reports whether p's settings make sense: nothing negative, and a
+// maximum wait no shorter than the first.
+func (p ThrottlePolicy) valid() bool {
+	for _, n := range []int{p.AccountAddressFree, p.AddressFree, p.AccountFree, p.CodeFree, p.SecretFree, p.SignUpsPerAddress} {
+		if n < 0 {
+			return false
+		}
+	}
+	return p.FirstDelay >= 0 && p.MaxDelay >= 0 && p.Window >= 0 && (p.MaxDelay == 0 || p.MaxDelay >= p.FirstDelay)
+}
+
 // Or returns p with its zero fields taken from q.
 func (p ThrottlePolicy) Or(q ThrottlePolicy) ThrottlePolicy {
 	pick := func(a, b int) int {

@@ -25,7 +25,35 @@ func decodeSettings(w http.ResponseWriter, r *http.Request) (access.AppSettings,
 		}
 		st.SessionTTL = &d
 	}
+	if b.Throttle != nil {
+		p, err := throttlePolicy(b.Throttle)
+		if err != nil {
+			return st, err
+		}
+		st.Throttle = &p
+	}
 	return st, nil
+}
+
+// throttlePolicy reads an application's throttling overrides.
+func throttlePolicy(t *wire.Throttle) (access.ThrottlePolicy, error) {
+	p := access.ThrottlePolicy{AccountAddressFree: t.AccountAddressFree, AddressFree: t.AddressFree, AccountFree: t.AccountFree,
+		CodeFree: t.CodeFree, SignUpsPerAddress: t.SignUpsPerAddress}
+	for _, d := range []struct {
+		field string
+		text  string
+		to    *time.Duration
+	}{{"throttle.first_delay", t.FirstDelay, &p.FirstDelay}, {"throttle.max_delay", t.MaxDelay, &p.MaxDelay}, {"throttle.window", t.Window, &p.Window}} {
+		if d.text == "" {
+			continue
+		}
+		v, err := time.ParseDuration(d.text)
+		if err != nil || v <= 0 {
+			return p, access.Invalid(access.FieldError{Field: d.field, Message: "must be a positive duration such as 1s or 1h"})
+		}
+		*d.to = v
+	}
+	return p, nil
 }
 
 // createApp serves POST /apps.

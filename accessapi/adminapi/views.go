@@ -17,7 +17,24 @@ func appView(a *access.App, secret string) wire.App {
 	return wire.App{ID: a.ID, Name: a.Name, APIKey: a.APIKey, APISecret: secret, DeviceAuth: a.DeviceAuth,
 		AnonymousAccess: a.AnonymousAccess, MaxDevices: a.MaxDevices, MinPasswordLength: a.MinPasswordLength,
 		SessionTTL: shortDuration(a.SessionTTL), TokenRequiresHardwareID: a.TokenRequiresHardwareID,
-		MaxSessions: cmp.Or(a.MaxSessions, access.DefaultMaxSessions), CreatedAt: httpx.RFC3339(a.CreatedAt)}
+		MaxSessions: cmp.Or(a.MaxSessions, access.DefaultMaxSessions), Throttle: throttleView(a.Throttle),
+		CreatedAt: httpx.RFC3339(a.CreatedAt)}
+}
+
+// throttleView shows an application's throttling overrides, or nil.
+func throttleView(p access.ThrottlePolicy) *wire.Throttle {
+	if p == (access.ThrottlePolicy{}) {
+		return nil
+	}
+	text := func(d time.Duration) string {
+		if d == 0 {
+			return ""
+		}
+		return shortDuration(d)
+	}
+	return &wire.Throttle{AccountAddressFree: p.AccountAddressFree, AddressFree: p.AddressFree, AccountFree: p.AccountFree,
+		CodeFree: p.CodeFree, SignUpsPerAddress: p.SignUpsPerAddress,
+		FirstDelay: text(p.FirstDelay), MaxDelay: text(p.MaxDelay), Window: text(p.Window)}
 }
 
 // publicAppView is an application without its secret.

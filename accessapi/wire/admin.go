@@ -23,6 +23,23 @@ type AppSettings struct {
 	TokenRequiresHardwareID *bool `json:"token_requires_hardware_id,omitempty"`
 	// MaxSessions caps a user's open sessions; the oldest ends.
 	MaxSessions *int `json:"max_sessions,omitempty"`
+	// Throttle overrides the server's throttling thresholds for this
+	// application; it replaces the previous overrides whole.
+	Throttle *Throttle `json:"throttle,omitempty"`
+}
+
+// Throttle holds an application's overrides of the throttling thresholds
+// (docs/security.md); a field left out keeps the server's value.
+type Throttle struct {
+	AccountAddressFree int `json:"account_address_free,omitempty"`
+	AddressFree        int `json:"address_free,omitempty"`
+	AccountFree        int `json:"account_free,omitempty"`
+	CodeFree           int `json:"code_free,omitempty"`
+	SignUpsPerAddress  int `json:"sign_ups_per_address,omitempty"`
+	// FirstDelay, MaxDelay and Window are durations such as "1s" or "1h".
+	FirstDelay string `json:"first_delay,omitempty"`
+	MaxDelay   string `json:"max_delay,omitempty"`
+	Window     string `json:"window,omitempty"`
 }
 
 // App is an application. APISecret is set only in the answer of its
@@ -41,8 +58,10 @@ type App struct {
 	// requests of a device-authenticated application.
 	TokenRequiresHardwareID bool `json:"token_requires_hardware_id"`
 	// MaxSessions caps a user's open sessions; the oldest ends.
-	MaxSessions int    `json:"max_sessions"`
-	CreatedAt   string `json:"created_at"`
+	MaxSessions int `json:"max_sessions"`
+	// Throttle holds the application's throttling overrides, if any.
+	Throttle  *Throttle `json:"throttle,omitempty"`
+	CreatedAt string    `json:"created_at"`
 }
 
 // ListName implements Listable.
