@@ -39,7 +39,7 @@ func TestSignUp_RefusesInvalidInput(t *testing.T) {
 		{"wrong type", map[string]any{"username": 42, "password": "vortex-lamp-71"}, 422, "validation_failed", "username"},
 		{"malformed JSON", `{"username": "bob",`, 422, "validation_failed", "body"},
 		{"empty body", ``, 422, "validation_failed", "body"},
-		{"body over 64 KiB", map[string]any{"username": "bob", "password": "vortex-lamp-71", "pad": strings.Repeat("x", 70<<10)}, 413, "payload_too_large", ""},
+		{"body over 2 MiB", map[string]any{"username": "bob", "password": "vortex-lamp-71", "pad": strings.Repeat("x", 3<<20)}, 413, "payload_too_large", ""},
 		{"taken name in other case", map[string]any{"username": "TAKEN", "password": "vortex-lamp-71"}, 409, "username_taken", ""},
 	}
 	for _, tt := range tests {

@@ -32,7 +32,7 @@ func (s *Service) SignUpWithLicense(ctx context.Context, app *App, code, hardwar
 	if len(fields) > 0 {
 		return nil, Invalid(fields...)
 	}
-	addr := ClientAddress(ctx)
+	addr := clientNetwork(ctx)
 	if err := s.throttle.checkSignUp(app, addr); err != nil {
 		return nil, err
 	}
@@ -50,7 +50,7 @@ func (s *Service) SignUpWithLicense(ctx context.Context, app *App, code, hardwar
 	}
 	if err := s.claim(ctx, use, lic.Grant); err != nil {
 		if CodeOf(err) == CodeLicenseUsed {
-			s.throttle.failCode(app, ClientAddress(ctx))
+			s.throttle.failCode(app, clientNetwork(ctx))
 		}
 		return nil, err
 	}
@@ -85,7 +85,7 @@ func (s *Service) ActivateLicense(ctx context.Context, app *App, req ActivateReq
 	if len(fields) > 0 {
 		return nil, Invalid(fields...)
 	}
-	if err := s.throttle.checkCode(app, ClientAddress(ctx)); err != nil {
+	if err := s.throttle.checkCode(app, clientNetwork(ctx)); err != nil {
 		return nil, err
 	}
 	st, err := s.passwordUser(ctx, app, req.Username, req.Password, "")
@@ -105,7 +105,7 @@ func (s *Service) ActivateLicense(ctx context.Context, app *App, req ActivateReq
 	}
 	if err := s.claim(ctx, use, lic.Grant); err != nil {
 		if CodeOf(err) == CodeLicenseUsed {
-			s.throttle.failCode(app, ClientAddress(ctx))
+			s.throttle.failCode(app, clientNetwork(ctx))
 		}
 		return nil, err
 	}
@@ -121,12 +121,12 @@ func (s *Service) ActivateLicense(ctx context.Context, app *App, req ActivateReq
 func (s *Service) licenseByCode(ctx context.Context, app *App, code string) (*License, error) {
 	id := s.licenseID(app.ID, code)
 	if id == "" {
-		s.throttle.failCode(app, ClientAddress(ctx))
+		s.throttle.failCode(app, clientNetwork(ctx))
 		return nil, errLicenseInvalid
 	}
 	lic, err := s.store.LicenseByID(ctx, id)
 	if errors.Is(err, ErrNotFound) {
-		s.throttle.failCode(app, ClientAddress(ctx))
+		s.throttle.failCode(app, clientNetwork(ctx))
 		return nil, errLicenseInvalid
 	}
 	return lic, wrapStore(err, "reading license")

@@ -14,7 +14,7 @@ import (
 // A missing, unknown or mismatched pair is a CodeInvalidApplication refusal.
 func (s *Service) AuthenticateApp(ctx context.Context, apiKey, apiSecret string) (*App, error) {
 	refused := Refusal(CodeInvalidApplication, "The application key and secret are not valid.")
-	addr := ClientAddress(ctx)
+	addr := clientNetwork(ctx)
 	if err := s.throttle.checkSecret(addr); err != nil {
 		return nil, err
 	}
@@ -181,7 +181,7 @@ func (s *Service) session(ctx context.Context, tokenHash string) (*Session, erro
 // that was activated by an existing account is not a way into that account,
 // and is refused exactly like an unknown code.
 func (s *Service) licenseUser(ctx context.Context, app *App, code string) (*userState, error) {
-	addr := ClientAddress(ctx)
+	addr := clientNetwork(ctx)
 	if err := s.throttle.checkCode(app, addr); err != nil {
 		return nil, err
 	}
@@ -234,7 +234,7 @@ func (s *Service) passwordUser(ctx context.Context, app *App, username, password
 		return nil, errInvalidCredentials
 	}
 	key := UsernameKey(username)
-	account, addr := throttleKey("account", app.ID, key), ClientAddress(ctx)
+	account, addr := throttleKey("account", app.ID, key), clientNetwork(ctx)
 	if err := s.throttle.checkPassword(ctx, app, account, addr, hwid); err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"net/netip"
 	"time"
 )
 
@@ -170,4 +171,35 @@ func WithClientAddress(ctx context.Context, addr string) context.Context {
 func ClientAddress(ctx context.Context) string {
 	a, _ := ctx.Value(clientAddressKey{}).(string)
 	return a
+}
+
+// clientNetwork is what throttling counts a client by: its IPv4 address,
+// or the /64 of its IPv6 address (one subscriber's usual allocation, so
+// that walking through a /64 is one client). Anything else is used as is.
+func clientNetwork(ctx context.Context) string {
+	addr := ClientAddress(ctx)
+	ip, err := netip.ParseAddr(addr)
+	if err != nil {
+		return addr
+	}
+	ip = ip.Unmap()
+	if ip.Is4() {
+		return ip.String()
+	}
+	p, err := ip.WithZone("").Prefix(64)
+	if err != nil {
+		return addr
+	}
+	return p.String()
+}
+
+// deviceSource is the hardware id that may make a login's source known to
+// an account: only with device authentication on, where it names one of
+// the user's registered device slots. Without it, a hardware id is just a
+// value the client chose.
+func deviceSource(app *App, hwid string) string {
+	if !app.DeviceAuth {
+		return ""
+	}
+	return hwid
 }

@@ -17,13 +17,17 @@ type throttled struct {
 	clk *clock
 }
 
-func newThrottled(t *testing.T) *throttled {
-	f := newFixture(t, access.AppSettings{})
+func newThrottled(t *testing.T) *throttled { return newThrottledApp(t, access.AppSettings{}, "") }
+
+// newThrottledApp is newThrottled for an application with these settings;
+// the owner signs up with hardware id hw.
+func newThrottledApp(t *testing.T, settings access.AppSettings, hw string) *throttled {
+	f := newFixture(t, settings)
 	clk := &clock{now: time.Now()}
 	f.svc = access.NewService(f.store, access.Config{Argon2: cheapArgon2, Now: clk.Now})
 	tt := &throttled{fixture: f, clk: clk}
 	ctx := tt.from("192.0.2.1")
-	if _, err := f.svc.SignUp(ctx, f.app, access.SignUpRequest{Username: "owner", Password: "the-right-one-99"}); err != nil {
+	if _, err := f.svc.SignUp(ctx, f.app, access.SignUpRequest{Username: "owner", Password: "the-right-one-99", HardwareID: hw}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.svc.GrantUser(ctx, f.app.ID, mustUserID(t, f, "owner"), access.GrantRequest{Grant: minutesGrant(600)}); err != nil {
@@ -80,11 +84,8 @@ func TestThrottle_FailuresBackOffExponentiallyAndUnknownUsersAlike(t *testing.T)
 }
 
 func TestThrottle_AnAccountUnderAttackStillAdmitsItsOwner(t *testing.T) {
-	tt := newThrottled(t)
+	tt := newThrottledApp(t, access.AppSettings{DeviceAuth: ptr(true), MaxDevices: ptr(5)}, "HW-OWNER-LAPTOP")
 	home := "192.0.2.1"
-	if err := tt.login(home, "owner", "the-right-one-99"); err != nil {
-		t.Fatal(err)
-	}
 	laptop := access.Credentials{Username: "owner", Password: "the-right-one-99", HardwareID: "HW-OWNER-LAPTOP"}
 	if _, err := tt.svc.Authenticate(tt.from(home), tt.app, laptop, true); err != nil {
 		t.Fatal(err)
@@ -101,7 +102,7 @@ func TestThrottle_AnAccountUnderAttackStillAdmitsItsOwner(t *testing.T) {
 		t.Fatal("an unknown address got in with the right password while the account is throttled")
 	}
 	// The owner, from the address they logged in from before, gets in.
-	if err := tt.login(home, "owner", "the-right-one-99"); err != nil {
+	if _, err := tt.svc.Authenticate(tt.from(home), tt.app, laptop, true); err != nil {
 		t.Fatalf("the owner was locked out: %v", err)
 	}
 	// So does the owner's known device from a new address (a trip) ...
@@ -177,5 +178,50 @@ func TestThrottle_LicenseCodesSecretsAndSignUps(t *testing.T) {
 	tt.clk.advance(time.Hour)
 	if _, err := tt.svc.SignUp(signUps, tt.app, access.SignUpRequest{Username: "one-more", Password: "fresh-secret-55"}); err != nil {
 		t.Fatalf("after the window: %v", err)
+	}
+}
+
+func TestThrottle_AHardwareIDIsNoKnownSourceWithoutDeviceAuthentication(t *testing.T) {
+	tt := newThrottled(t) // device authentication off: the id is the client's say-so
+	creds := access.Credentials{Username: "owner", Password: "the-right-one-99", HardwareID: "HW-OWNER"}
+	if _, err := tt.svc.Authenticate(tt.from("192.0.2.1"), tt.app, creds, true); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 50 {
+		wantCode(t, tt.login(fmt.Sprintf("203.0.113.%d", i+1), "owner", "guess"), access.CodeInvalidCredentials)
+	}
+	guess := creds
+	guess.Password = "another-guess"
+	if _, err := tt.svc.Authenticate(tt.from("203.0.113.99"), tt.app, guess, true); retryAfter(t, err) == 0 {
+		t.Fatalf("a guess naming the owner's hardware id passed the account counter: %v", err)
+	}
+}
+
+func TestThrottle_AnIPv6SlashSixtyFourIsOneClient(t *testing.T) {
+	tt := newThrottled(t)
+	for i := range 20 {
+		addr := fmt.Sprintf("2001:db8:1:2::%x", i+1)
+		wantCode(t, tt.login(addr, fmt.Sprintf("victim%d", i), "guess"), access.CodeInvalidCredentials)
+	}
+	if retryAfter(t, tt.login("2001:db8:1:2:ffff::1", "victim-new", "guess")) == 0 {
+		t.Fatal("stuffing from one /64 was not throttled")
+	}
+	wantCode(t, tt.login("2001:db8:1:3::1", "victim-new", "guess"), access.CodeInvalidCredentials)
+}
+
+func TestThrottle_ATakenUsernameCostsNoHashAndCountsAgainstTheAddress(t *testing.T) {
+	tt := newThrottled(t)
+	ctx := tt.from("198.51.100.40")
+	for range 20 {
+		start := time.Now()
+		_, err := tt.svc.SignUp(ctx, tt.app, access.SignUpRequest{Username: "Owner", Password: "fresh-secret-55"})
+		wantCode(t, err, access.CodeUsernameTaken)
+		if took := time.Since(start); took > 50*time.Millisecond {
+			t.Logf("a taken name took %v", took)
+		}
+	}
+	_, err := tt.svc.SignUp(ctx, tt.app, access.SignUpRequest{Username: "Owner", Password: "fresh-secret-55"})
+	if retryAfter(t, err) == 0 {
+		t.Fatalf("a 21st sign-up attempt of a taken name: %v, want too_many_attempts", err)
 	}
 }

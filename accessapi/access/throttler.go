@@ -38,6 +38,7 @@ const (
 // addr, with hardware id hwid, while any of its counters makes it wait.
 func (t *throttler) checkPassword(ctx context.Context, app *App, account, addr, hwid string) error {
 	p, now := t.policy(app), t.now()
+	hwid = deviceSource(app, hwid)
 	wait := max(t.memory.retryIn(kindPair, app.ID, account+addr, p, p.AccountAddressFree, now),
 		t.memory.retryIn(kindPassword, app.ID, addr, p, p.AddressFree, now))
 	if wait > 0 {
@@ -71,7 +72,7 @@ func (t *throttler) failPassword(ctx context.Context, app *App, account, addr st
 // not reset an attacker's wait.
 func (t *throttler) passwordOK(ctx context.Context, app *App, account, addr, hwid string) {
 	t.memory.clear(kindPair, app.ID, account+addr)
-	t.remember(ctx, account, addr, hwid)
+	t.remember(ctx, account, addr, deviceSource(app, hwid))
 }
 
 // remember makes addr and hwid known sources of account.

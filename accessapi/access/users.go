@@ -45,9 +45,19 @@ func (s *Service) SignUp(ctx context.Context, app *App, req SignUpRequest) (*Use
 	if len(fields) > 0 {
 		return nil, Invalid(fields...)
 	}
-	addr := ClientAddress(ctx)
+	addr := clientNetwork(ctx)
 	if err := s.throttle.checkSignUp(app, addr); err != nil {
 		return nil, err
+	}
+	// A taken name is refused before the hash, and counts against the
+	// address like a sign-up: probing names or filling the hash queue with
+	// sign-ups of a taken name costs the attacker its quota.
+	taken := Refusal(CodeUsernameTaken, "The username is already taken.")
+	if _, err := s.store.AccountByName(ctx, app.ID, UsernameKey(req.Username)); err == nil {
+		s.throttle.signedUp(app, addr)
+		return nil, taken
+	} else if !errors.Is(err, ErrNotFound) {
+		return nil, wrapStore(err, "reading account")
 	}
 	hash, err := s.hasher.Hash(ctx, req.Password)
 	if err != nil {
@@ -56,7 +66,8 @@ func (s *Service) SignUp(ctx context.Context, app *App, req SignUpRequest) (*Use
 	u := &User{ID: uuid.NewString(), AppID: app.ID, Username: req.Username, PasswordHash: hash, CreatedAt: s.Now()}
 	if err := s.store.InsertAccount(ctx, u); err != nil {
 		if errors.Is(err, ErrDuplicate) {
-			return nil, Refusal(CodeUsernameTaken, "The username is already taken.")
+			s.throttle.signedUp(app, addr)
+			return nil, taken
 		}
 		return nil, wrapStore(err, "creating account")
 	}
@@ -67,7 +78,7 @@ func (s *Service) SignUp(ctx context.Context, app *App, req SignUpRequest) (*Use
 		return nil, err
 	}
 	s.throttle.signedUp(app, addr)
-	s.throttle.remember(ctx, throttleKey("account", app.ID, UsernameKey(u.Username)), addr, req.HardwareID)
+	s.throttle.remember(ctx, throttleKey("account", app.ID, UsernameKey(u.Username)), addr, deviceSource(app, req.HardwareID))
 	s.emit(ctx, Event{Kind: EventUserSignedUp, AppID: app.ID, UserID: u.ID})
 	return &UserView{ID: u.ID, AppID: app.ID, Username: u.Username}, nil
 }
