@@ -1,0 +1,108 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/appaccess/appaccess/accessapi/access"
+)
+
+const appColumns = `id, name, api_key, secret_hash, device_auth, anonymous_access, max_devices, min_password_length, session_ttl_seconds, created_at`
+
+func appArgs(a *access.App) []any {
+	return []any{a.ID, a.Name, a.APIKey, a.SecretHash, boolInt(a.DeviceAuth), boolInt(a.AnonymousAccess), a.MaxDevices,
+		a.MinPasswordLength, int64(a.SessionTTL / time.Second), ms(a.CreatedAt)}
+}
+
+func scanApp(row interface{ Scan(...any) error }) (*access.App, error) {
+	var a access.App
+	var ttl, created int64
+	if err := row.Scan(&a.ID, &a.Name, &a.APIKey, &a.SecretHash, &a.DeviceAuth, &a.AnonymousAccess, &a.MaxDevices,
+		&a.MinPasswordLength, &ttl, &created); err != nil {
+		return nil, mapErr(err)
+	}
+	a.SessionTTL = time.Duration(ttl) * time.Second
+	a.CreatedAt = fromMS(created)
+	return &a, nil
+}
+
+// InsertApp implements access.AppStore.
+func (s *Store) InsertApp(ctx context.Context, a *access.App) error {
+	_, err := s.exec(ctx, `INSERT INTO apps (`+appColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, appArgs(a)...)
+	return err
+}
+
+// ReplaceApp implements access.AppStore.
+func (s *Store) ReplaceApp(ctx context.Context, a *access.App) error {
+	args := appArgs(a)
+	return mustAffect(s.exec(ctx, `UPDATE apps SET name = ?, api_key = ?, secret_hash = ?, device_auth = ?, anonymous_access = ?,
+		max_devices = ?, min_password_length = ?, session_ttl_seconds = ?, created_at = ? WHERE id = ?`, append(args[1:], a.ID)...))
+}
+
+// DeleteApp implements access.AppStore.
+func (s *Store) DeleteApp(ctx context.Context, appID string) error {
+	_, err := s.exec(ctx, `DELETE FROM apps WHERE id = ?`, appID)
+	return err
+}
+
+// AppByID implements access.AppStore.
+func (s *Store) AppByID(ctx context.Context, appID string) (*access.App, error) {
+	return scanApp(s.read.QueryRowContext(ctx, `SELECT `+appColumns+` FROM apps WHERE id = ?`, appID))
+}
+
+// AppByKey implements access.AppStore.
+func (s *Store) AppByKey(ctx context.Context, apiKey string) (*access.App, error) {
+	return scanApp(s.read.QueryRowContext(ctx, `SELECT `+appColumns+` FROM apps WHERE api_key = ?`, apiKey))
+}
+
+// Apps implements access.AppStore.
+func (s *Store) Apps(ctx context.Context) ([]access.App, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT `+appColumns+` FROM apps ORDER BY created_at, id`)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	var out []access.App
+	for rows.Next() {
+		a, err := scanApp(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *a)
+	}
+	return out, mapErr(rows.Err())
+}
+
+// AppCounts implements access.AppStore: the totals are counters kept by
+// the writes that change them; active members are counted on the
+// memberships index.
+func (s *Store) AppCounts(ctx context.Context, appID string, now time.Time) (access.AppCounts, error) {
+	var c access.AppCounts
+	err := s.read.QueryRowContext(ctx, `SELECT licenses, licenses_used, users FROM app_counts WHERE app_id = ?`, appID).
+		Scan(&c.Licenses, &c.LicensesUsed, &c.Users)
+	if err != nil && err != sql.ErrNoRows {
+		return c, mapErr(err)
+	}
+	c.LicensesUnused = c.Licenses - c.LicensesUsed
+	err = s.read.QueryRowContext(ctx, `SELECT
+		(SELECT count(*) FROM memberships WHERE app_id = ?1 AND is_lifetime = 1) +
+		(SELECT count(*) FROM memberships WHERE app_id = ?1 AND is_lifetime = 0 AND expires_at > ?2)`,
+		appID, ms(now)).Scan(&c.ActiveMembers)
+	return c, mapErr(err)
+}
+
+// count adds to an application's counters inside tx.
+func count(ctx context.Context, tx *sql.Tx, appID, column string, delta int64) error {
+	if delta == 0 {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO app_counts (app_id, `+column+`) VALUES (?1, ?2)
+		ON CONFLICT (app_id) DO UPDATE SET `+column+` = `+column+` + ?2`, appID, delta)
+	return err
+}
+
+// ms is a time as stored: Unix milliseconds.
+func ms(t time.Time) int64 { return t.UnixMilli() }
+
+func fromMS(v int64) time.Time { return time.UnixMilli(v).UTC() }

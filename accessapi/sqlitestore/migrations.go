@@ -1,0 +1,222 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// applicationID marks the file as App Access's ("AACC"), so a foreign
+// SQLite database is refused rather than migrated.
+const applicationID = 0x41414343
+
+// migrations are applied in order; migration i brings the schema to
+// user_version i+1. Never edit one that has shipped: add the next.
+var migrations = []string{
+	// 1: the initial schema.
+	`
+CREATE TABLE apps (
+	id TEXT PRIMARY KEY,
+	name TEXT NOT NULL,
+	api_key TEXT NOT NULL UNIQUE,
+	secret_hash TEXT NOT NULL,
+	device_auth INTEGER NOT NULL,
+	anonymous_access INTEGER NOT NULL,
+	max_devices INTEGER NOT NULL,
+	min_password_length INTEGER NOT NULL,
+	session_ttl_seconds INTEGER NOT NULL,
+	created_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX apps_by_created ON apps (created_at, id);
+
+-- Totals per application, kept in the transactions that change them.
+CREATE TABLE app_counts (
+	app_id TEXT PRIMARY KEY,
+	licenses INTEGER NOT NULL DEFAULT 0,
+	licenses_used INTEGER NOT NULL DEFAULT 0,
+	users INTEGER NOT NULL DEFAULT 0
+) STRICT, WITHOUT ROWID;
+
+-- The unique username claim, with the credentials.
+CREATE TABLE accounts (
+	app_id TEXT NOT NULL,
+	username_key TEXT NOT NULL,
+	user_id TEXT NOT NULL,
+	username TEXT NOT NULL,
+	password_hash TEXT NOT NULL,
+	created_at INTEGER NOT NULL,
+	PRIMARY KEY (app_id, username_key)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE users (
+	id TEXT PRIMARY KEY,
+	app_id TEXT NOT NULL,
+	username TEXT NOT NULL,
+	username_key TEXT NOT NULL,
+	created_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX users_by_name ON users (app_id, username_key, id);
+
+CREATE TABLE deleted_users (user_id TEXT PRIMARY KEY) STRICT, WITHOUT ROWID;
+
+CREATE TABLE bans (
+	user_id TEXT PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
+	reason TEXT NOT NULL,
+	at INTEGER NOT NULL
+) STRICT;
+
+CREATE TABLE last_logins (
+	user_id TEXT PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
+	ip TEXT NOT NULL,
+	at INTEGER NOT NULL
+) STRICT;
+
+-- The ledger in append order; an entry's ID is unique per user, so a
+-- repeated write of one activation is kept once.
+CREATE TABLE ledger (
+	seq INTEGER PRIMARY KEY,
+	activation_id TEXT NOT NULL,
+	app_id TEXT NOT NULL,
+	user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+	type TEXT NOT NULL,
+	license_id TEXT NOT NULL,
+	occurred_at INTEGER NOT NULL,
+	minutes INTEGER,
+	grants_lifetime_access INTEGER NOT NULL,
+	revokes_lifetime_access INTEGER NOT NULL,
+	note TEXT NOT NULL
+) STRICT;
+CREATE UNIQUE INDEX ledger_by_user ON ledger (user_id, activation_id);
+CREATE INDEX ledger_by_user_seq ON ledger (user_id, seq);
+
+-- Each user's membership, folded from the ledger on every append: what
+-- active members are counted by.
+CREATE TABLE memberships (
+	user_id TEXT PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
+	app_id TEXT NOT NULL,
+	is_lifetime INTEGER NOT NULL,
+	expires_at INTEGER
+) STRICT;
+CREATE INDEX memberships_by_app ON memberships (app_id, is_lifetime, expires_at);
+
+CREATE TABLE licenses (
+	id TEXT PRIMARY KEY,
+	app_id TEXT NOT NULL,
+	code_hint TEXT NOT NULL,
+	minutes INTEGER,
+	grants_lifetime_access INTEGER NOT NULL,
+	revokes_lifetime_access INTEGER NOT NULL,
+	note TEXT NOT NULL,
+	created_at INTEGER NOT NULL,
+	used INTEGER NOT NULL DEFAULT 0
+) STRICT, WITHOUT ROWID;
+CREATE INDEX licenses_by_app ON licenses (app_id, id);
+CREATE INDEX licenses_by_app_used ON licenses (app_id, used, id);
+
+-- The single-use claim; a used license cannot be deleted.
+CREATE TABLE license_uses (
+	license_id TEXT PRIMARY KEY REFERENCES licenses (id),
+	app_id TEXT NOT NULL,
+	user_id TEXT NOT NULL,
+	username TEXT NOT NULL,
+	activation_id TEXT NOT NULL,
+	occurred_at INTEGER NOT NULL,
+	sign_up INTEGER NOT NULL,
+	minutes INTEGER,
+	grants_lifetime_access INTEGER NOT NULL,
+	revokes_lifetime_access INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+CREATE INDEX license_uses_by_user ON license_uses (user_id);
+
+CREATE TABLE devices (
+	user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+	slot INTEGER NOT NULL,
+	app_id TEXT NOT NULL,
+	hardware_id TEXT NOT NULL,
+	registered_at INTEGER NOT NULL,
+	PRIMARY KEY (user_id, slot)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE sessions (
+	token_hash TEXT PRIMARY KEY,
+	app_id TEXT NOT NULL,
+	user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+	hardware_id TEXT NOT NULL,
+	created_at INTEGER NOT NULL,
+	expires_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX sessions_by_user ON sessions (user_id);
+CREATE INDEX sessions_by_expiry ON sessions (expires_at);
+
+CREATE TABLE variables (
+	app_id TEXT NOT NULL,
+	name TEXT NOT NULL,
+	value TEXT NOT NULL,
+	PRIMARY KEY (app_id, name)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE files (
+	id TEXT PRIMARY KEY,
+	app_id TEXT NOT NULL,
+	name TEXT NOT NULL,
+	mime_type TEXT NOT NULL,
+	is_encrypted INTEGER NOT NULL,
+	size INTEGER NOT NULL,
+	sha256 TEXT NOT NULL,
+	created_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX files_by_app ON files (app_id, created_at, id);
+
+-- File contents in chunks of chunkSize bytes; the file's row is written
+-- after them, so there is no foreign key.
+CREATE TABLE file_chunks (
+	file_id TEXT NOT NULL,
+	n INTEGER NOT NULL,
+	data BLOB NOT NULL,
+	PRIMARY KEY (file_id, n)
+) STRICT, WITHOUT ROWID;
+`,
+}
+
+// SchemaVersion is the schema version this build writes.
+var SchemaVersion = len(migrations)
+
+// migrate brings the schema up to date in one transaction, refusing a
+// foreign database or one written by a newer build.
+func (s *Store) migrate(ctx context.Context) error {
+	return s.tryTx(ctx, func(tx *sql.Tx) error {
+		var version, appID, tables int
+		if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
+			return notDatabase(err)
+		}
+		if err := tx.QueryRowContext(ctx, `PRAGMA application_id`).Scan(&appID); err != nil {
+			return notDatabase(err)
+		}
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema`).Scan(&tables); err != nil {
+			return notDatabase(err)
+		}
+		switch {
+		case tables > 0 && appID != applicationID:
+			return errors.New("an SQLite database of another program (refusing to touch it)")
+		case version > len(migrations):
+			return fmt.Errorf("schema version %d is newer than this build's %d: run the newer build, or restore a backup", version, len(migrations))
+		}
+		for i := version; i < len(migrations); i++ {
+			if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
+				return fmt.Errorf("migration %d: %w", i+1, err)
+			}
+		}
+		if version < len(migrations) {
+			if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA application_id = %d; PRAGMA user_version = %d`, applicationID, len(migrations))); err != nil {
+				return fmt.Errorf("setting schema version: %w", err)
+			}
+		}
+		return nil
+	})
+}
+
+// notDatabase words the errors SQLite gives for a damaged file.
+func notDatabase(err error) error {
+	return fmt.Errorf("cannot read the database (corrupt, or not a database): %w", err)
+}
