@@ -182,35 +182,39 @@ CREATE TABLE file_chunks (
 // SchemaVersion is the schema version this build writes.
 var SchemaVersion = len(migrations)
 
-// migrate brings the schema up to date in one transaction, refusing a
-// foreign database or one written by a newer build.
+// migrate checks that the file is this program's database, not newer than
+// this build, switches it to WAL mode, and brings the schema up to date in
+// one transaction. Nothing is written before the checks pass.
 func (s *Store) migrate(ctx context.Context) error {
+	var version, appID, tables int
+	if err := s.write.QueryRowContext(ctx, `SELECT (SELECT user_version FROM pragma_user_version),
+		(SELECT application_id FROM pragma_application_id), (SELECT count(*) FROM sqlite_schema)`).Scan(&version, &appID, &tables); err != nil {
+		return notDatabase(err)
+	}
+	switch {
+	case tables > 0 && appID != applicationID:
+		return errors.New("an SQLite database of another program (refusing to touch it)")
+	case version > len(migrations):
+		return fmt.Errorf("schema version %d is newer than this build's %d: run the newer build, or restore a backup", version, len(migrations))
+	}
+	if _, err := s.write.ExecContext(ctx, `PRAGMA journal_mode = WAL`); err != nil {
+		return fmt.Errorf("switching to WAL mode: %w", err)
+	}
+	if version == len(migrations) {
+		return nil
+	}
 	return s.tryTx(ctx, func(tx *sql.Tx) error {
-		var version, appID, tables int
+		// Read again under the write lock: another opener may have run.
 		if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
 			return notDatabase(err)
-		}
-		if err := tx.QueryRowContext(ctx, `PRAGMA application_id`).Scan(&appID); err != nil {
-			return notDatabase(err)
-		}
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema`).Scan(&tables); err != nil {
-			return notDatabase(err)
-		}
-		switch {
-		case tables > 0 && appID != applicationID:
-			return errors.New("an SQLite database of another program (refusing to touch it)")
-		case version > len(migrations):
-			return fmt.Errorf("schema version %d is newer than this build's %d: run the newer build, or restore a backup", version, len(migrations))
 		}
 		for i := version; i < len(migrations); i++ {
 			if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
 				return fmt.Errorf("migration %d: %w", i+1, err)
 			}
 		}
-		if version < len(migrations) {
-			if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA application_id = %d; PRAGMA user_version = %d`, applicationID, len(migrations))); err != nil {
-				return fmt.Errorf("setting schema version: %w", err)
-			}
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA application_id = %d; PRAGMA user_version = %d`, applicationID, len(migrations))); err != nil {
+			return fmt.Errorf("setting schema version: %w", err)
 		}
 		return nil
 	})

@@ -75,7 +75,7 @@ func open(path string) (*Store, error) {
 	// rather than fail.
 	common := "?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(FULL)"
 	u := "file:" + (&url.URL{Path: path}).EscapedPath()
-	write, err := sql.Open("sqlite", u+common+"&_pragma=journal_mode(WAL)&_txlock=immediate")
+	write, err := sql.Open("sqlite", u+common+"&_txlock=immediate")
 	if err != nil {
 		return nil, err
 	}
