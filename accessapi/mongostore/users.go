@@ -72,11 +72,12 @@ func (d *userDoc) user() *access.User {
 	return &access.User{ID: d.ID, AppID: d.AppID, Username: d.Username, CreatedAt: d.CreatedAt.UTC()}
 }
 
-// Users implements access.UserStore on {app_id, username_key, _id}.
+// Users implements access.UserStore on {app_id, username_key, _id}; the
+// key range starts at the later of the prefix and the cursor.
 func (s *Store) Users(ctx context.Context, appID, prefix string, after access.UserCursor, limit int) ([]access.User, error) {
 	filter := bson.D{
 		{Key: "app_id", Value: appID},
-		{Key: "username_key", Value: bson.D{{Key: "$gte", Value: prefix}, {Key: "$lt", Value: access.PrefixEnd(prefix)}}},
+		{Key: "username_key", Value: bson.D{{Key: "$gte", Value: max(prefix, after.UsernameKey)}, {Key: "$lt", Value: access.PrefixEnd(prefix)}}},
 		{Key: "$or", Value: bson.A{
 			bson.D{{Key: "username_key", Value: bson.D{{Key: "$gt", Value: after.UsernameKey}}}},
 			bson.D{{Key: "username_key", Value: after.UsernameKey}, {Key: "_id", Value: bson.D{{Key: "$gt", Value: after.UserID}}}},

@@ -64,10 +64,13 @@ func (s *Store) UserByID(ctx context.Context, userID string) (*access.User, erro
 }
 
 // Users implements access.UserStore on the (app_id, username_key, id) index.
+// The range starts at the later of the prefix and the cursor, so a page
+// never walks the users before it.
 func (s *Store) Users(ctx context.Context, appID, prefix string, after access.UserCursor, limit int) ([]access.User, error) {
+	from := max(prefix, after.UsernameKey)
 	rows, err := s.read.QueryContext(ctx, `SELECT `+userColumns+` FROM users
 		WHERE app_id = ? AND username_key >= ? AND username_key < ? AND (username_key, id) > (?, ?)
-		ORDER BY username_key, id LIMIT ?`, appID, prefix, access.PrefixEnd(prefix), after.UsernameKey, after.UserID, limit)
+		ORDER BY username_key, id LIMIT ?`, appID, from, access.PrefixEnd(prefix), after.UsernameKey, after.UserID, limit)
 	if err != nil {
 		return nil, mapErr(err)
 	}
