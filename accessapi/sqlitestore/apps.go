@@ -48,17 +48,17 @@ func (s *Store) DeleteApp(ctx context.Context, appID string) error {
 
 // AppByID implements access.AppStore.
 func (s *Store) AppByID(ctx context.Context, appID string) (*access.App, error) {
-	return scanApp(s.read.QueryRowContext(ctx, `SELECT `+appColumns+` FROM apps WHERE id = ?`, appID))
+	return scanApp(s.queryRow(ctx, `SELECT `+appColumns+` FROM apps WHERE id = ?`, appID))
 }
 
 // AppByKey implements access.AppStore.
 func (s *Store) AppByKey(ctx context.Context, apiKey string) (*access.App, error) {
-	return scanApp(s.read.QueryRowContext(ctx, `SELECT `+appColumns+` FROM apps WHERE api_key = ?`, apiKey))
+	return scanApp(s.queryRow(ctx, `SELECT `+appColumns+` FROM apps WHERE api_key = ?`, apiKey))
 }
 
 // Apps implements access.AppStore.
 func (s *Store) Apps(ctx context.Context) ([]access.App, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT `+appColumns+` FROM apps ORDER BY created_at, id`)
+	rows, err := s.query(ctx, `SELECT `+appColumns+` FROM apps ORDER BY created_at, id`)
 	if err != nil {
 		return nil, mapErr(err)
 	}
@@ -79,13 +79,13 @@ func (s *Store) Apps(ctx context.Context) ([]access.App, error) {
 // memberships index.
 func (s *Store) AppCounts(ctx context.Context, appID string, now time.Time) (access.AppCounts, error) {
 	var c access.AppCounts
-	err := s.read.QueryRowContext(ctx, `SELECT licenses, licenses_used, users FROM app_counts WHERE app_id = ?`, appID).
+	err := s.queryRow(ctx, `SELECT licenses, licenses_used, users FROM app_counts WHERE app_id = ?`, appID).
 		Scan(&c.Licenses, &c.LicensesUsed, &c.Users)
 	if err != nil && err != sql.ErrNoRows {
 		return c, mapErr(err)
 	}
 	c.LicensesUnused = c.Licenses - c.LicensesUsed
-	err = s.read.QueryRowContext(ctx, `SELECT
+	err = s.queryRow(ctx, `SELECT
 		(SELECT count(*) FROM memberships WHERE app_id = ?1 AND is_lifetime = 1) +
 		(SELECT count(*) FROM memberships WHERE app_id = ?1 AND is_lifetime = 0 AND expires_at > ?2)`,
 		appID, ms(now)).Scan(&c.ActiveMembers)
@@ -93,7 +93,7 @@ func (s *Store) AppCounts(ctx context.Context, appID string, now time.Time) (acc
 }
 
 // count adds to an application's counters inside tx.
-func count(ctx context.Context, tx *sql.Tx, appID, column string, delta int64) error {
+func count(ctx context.Context, tx *writeTx, appID, column string, delta int64) error {
 	if delta == 0 {
 		return nil
 	}

@@ -73,8 +73,22 @@ func seed(s *sqlitestore.Store, n int) (string, error) {
 			batch = batch[:0]
 		}
 	}
-	for _, id := range ids {
-		if err := s.RedeemLicense(ctx, signUp(app.ID, id, g, start)); err != nil {
+	// Redeemed from several goroutines, as a server would: the writer
+	// commits them in groups.
+	errs := make(chan error, 8)
+	for w := range 8 {
+		go func() {
+			for i := w; i < len(ids); i += 8 {
+				if err := s.RedeemLicense(ctx, signUp(app.ID, ids[i], g, start)); err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
 			return "", err
 		}
 	}

@@ -24,7 +24,7 @@ func (s *Store) DeleteVariable(ctx context.Context, appID, name string) error {
 
 // Variables implements access.ContentStore.
 func (s *Store) Variables(ctx context.Context, appID string) ([]access.Variable, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT name, value FROM variables WHERE app_id = ? ORDER BY name`, appID)
+	rows, err := s.query(ctx, `SELECT name, value FROM variables WHERE app_id = ? ORDER BY name`, appID)
 	if err != nil {
 		return nil, mapErr(err)
 	}
@@ -91,7 +91,7 @@ func scanFile(row interface{ Scan(...any) error }) (*access.File, error) {
 
 // Files implements access.ContentStore.
 func (s *Store) Files(ctx context.Context, appID string) ([]access.File, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT `+fileColumns+` FROM files WHERE app_id = ? ORDER BY created_at, id`, appID)
+	rows, err := s.query(ctx, `SELECT `+fileColumns+` FROM files WHERE app_id = ? ORDER BY created_at, id`, appID)
 	if err != nil {
 		return nil, mapErr(err)
 	}
@@ -109,14 +109,14 @@ func (s *Store) Files(ctx context.Context, appID string) ([]access.File, error) 
 
 // FileByID implements access.ContentStore.
 func (s *Store) FileByID(ctx context.Context, fileID string) (*access.File, error) {
-	return scanFile(s.read.QueryRowContext(ctx, `SELECT `+fileColumns+` FROM files WHERE id = ?`, fileID))
+	return scanFile(s.queryRow(ctx, `SELECT `+fileColumns+` FROM files WHERE id = ?`, fileID))
 }
 
 // OpenFile implements access.ContentStore: it starts at the chunk that
 // holds offset and reads one chunk at a time.
 func (s *Store) OpenFile(ctx context.Context, fileID string, offset int64) (io.ReadCloser, error) {
 	var exists int
-	if err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM file_chunks WHERE file_id = ? AND n = 0`, fileID).Scan(&exists); err != nil {
+	if err := s.queryRow(ctx, `SELECT count(*) FROM file_chunks WHERE file_id = ? AND n = 0`, fileID).Scan(&exists); err != nil {
 		return nil, mapErr(err)
 	}
 	if exists == 0 {
@@ -142,7 +142,7 @@ func (c *chunkReader) Read(p []byte) (int, error) {
 			return 0, io.EOF
 		}
 		var data []byte
-		err := c.s.read.QueryRowContext(c.ctx, `SELECT data FROM file_chunks WHERE file_id = ? AND n = ?`, c.fileID, c.n).Scan(&data)
+		err := c.s.queryRow(c.ctx, `SELECT data FROM file_chunks WHERE file_id = ? AND n = ?`, c.fileID, c.n).Scan(&data)
 		if errors.Is(err, sql.ErrNoRows) {
 			c.done = true
 			continue
@@ -170,7 +170,7 @@ func (c *chunkReader) Close() error { return nil }
 // DeleteFile implements access.ContentStore.
 func (s *Store) DeleteFile(ctx context.Context, fileID string) error {
 	var found bool
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(ctx context.Context, tx *writeTx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM files WHERE id = ?`, fileID)
 		if err != nil {
 			return err

@@ -12,10 +12,10 @@ import (
 // user's ledger holds already is kept once. The user's membership summary
 // is refolded in the same transaction.
 func (s *Store) AppendActivation(ctx context.Context, a *access.Activation) error {
-	return s.tx(ctx, func(tx *sql.Tx) error { return appendActivation(ctx, tx, a) })
+	return s.tx(ctx, func(ctx context.Context, tx *writeTx) error { return appendActivation(ctx, tx, a) })
 }
 
-func appendActivation(ctx context.Context, tx *sql.Tx, a *access.Activation) error {
+func appendActivation(ctx context.Context, tx *writeTx, a *access.Activation) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO ledger (activation_id, app_id, user_id, type, license_id, occurred_at, minutes,
 		grants_lifetime_access, revokes_lifetime_access, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (user_id, activation_id) DO NOTHING`,
@@ -77,7 +77,7 @@ func queryLedgerSeq(ctx context.Context, q querier, where string, args ...any) (
 
 // Ledger implements access.ActivationLedger.
 func (s *Store) Ledger(ctx context.Context, userID string) ([]access.Activation, error) {
-	return queryLedger(ctx, s.read, `WHERE user_id = ? ORDER BY seq`, userID)
+	return queryLedger(ctx, reads{s}, `WHERE user_id = ? ORDER BY seq`, userID)
 }
 
 // Activations implements access.ActivationLedger; the cursor is the
@@ -90,7 +90,7 @@ func (s *Store) Activations(ctx context.Context, userID, after string, limit int
 			return access.Page[access.Activation]{}, nil // not a cursor of this listing: nothing after it
 		}
 	}
-	items, last, err := queryLedgerSeq(ctx, s.read, `WHERE user_id = ? AND seq > ? ORDER BY seq LIMIT ?`, userID, from, limit)
+	items, last, err := queryLedgerSeq(ctx, reads{s}, `WHERE user_id = ? AND seq > ? ORDER BY seq LIMIT ?`, userID, from, limit)
 	p := access.Page[access.Activation]{Items: items}
 	if len(items) == limit {
 		p.Next = strconv.FormatInt(last, 10)
@@ -100,7 +100,7 @@ func (s *Store) Activations(ctx context.Context, userID, after string, limit int
 
 // DeleteLedger implements access.ActivationLedger.
 func (s *Store) DeleteLedger(ctx context.Context, userID string) error {
-	return s.tx(ctx, func(tx *sql.Tx) error {
+	return s.tx(ctx, func(ctx context.Context, tx *writeTx) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM ledger WHERE user_id = ?`, userID); err != nil {
 			return err
 		}

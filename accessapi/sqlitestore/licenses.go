@@ -14,7 +14,7 @@ func (s *Store) InsertLicenses(ctx context.Context, ls []access.License) error {
 	if len(ls) == 0 {
 		return nil
 	}
-	return s.tx(ctx, func(tx *sql.Tx) error {
+	return s.tx(ctx, func(ctx context.Context, tx *writeTx) error {
 		st, err := tx.PrepareContext(ctx, `INSERT INTO licenses (id, app_id, code_hint, minutes, grants_lifetime_access,
 			revokes_lifetime_access, note, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
 		if err != nil {
@@ -53,7 +53,7 @@ func scanLicense(row interface{ Scan(...any) error }) (*access.License, error) {
 
 // LicenseByID implements access.LicenseStore.
 func (s *Store) LicenseByID(ctx context.Context, licenseID string) (*access.License, error) {
-	return scanLicense(s.read.QueryRowContext(ctx, `SELECT `+licenseColumns+` FROM licenses WHERE id = ?`, licenseID))
+	return scanLicense(s.queryRow(ctx, `SELECT `+licenseColumns+` FROM licenses WHERE id = ?`, licenseID))
 }
 
 // Licenses implements access.LicenseStore on the (app_id, id) index, or
@@ -65,7 +65,7 @@ func (s *Store) Licenses(ctx context.Context, appID string, f access.LicenseFilt
 		q += ` AND used = ?`
 		args = append(args, boolInt(*f.Used))
 	}
-	rows, err := s.read.QueryContext(ctx, q+` ORDER BY id LIMIT ?`, append(args, limit)...)
+	rows, err := s.query(ctx, q+` ORDER BY id LIMIT ?`, append(args, limit)...)
 	if err != nil {
 		return nil, mapErr(err)
 	}
@@ -84,7 +84,7 @@ func (s *Store) Licenses(ctx context.Context, appID string, f access.LicenseFilt
 // DeleteLicense implements access.LicenseStore. A used license cannot be
 // deleted (its claim refers to it).
 func (s *Store) DeleteLicense(ctx context.Context, licenseID string) error {
-	return s.tx(ctx, func(tx *sql.Tx) error {
+	return s.tx(ctx, func(ctx context.Context, tx *writeTx) error {
 		var appID string
 		var used bool
 		err := tx.QueryRowContext(ctx, `DELETE FROM licenses WHERE id = ? RETURNING app_id, used`, licenseID).Scan(&appID, &used)
@@ -106,10 +106,10 @@ func (s *Store) DeleteLicense(ctx context.Context, licenseID string) error {
 // InsertLicenseUse implements access.LicenseStore; the license is marked
 // used in the same transaction.
 func (s *Store) InsertLicenseUse(ctx context.Context, u *access.LicenseUse, g access.Grant) error {
-	return s.tx(ctx, func(tx *sql.Tx) error { return insertLicenseUse(ctx, tx, u, g) })
+	return s.tx(ctx, func(ctx context.Context, tx *writeTx) error { return insertLicenseUse(ctx, tx, u, g) })
 }
 
-func insertLicenseUse(ctx context.Context, tx *sql.Tx, u *access.LicenseUse, g access.Grant) error {
+func insertLicenseUse(ctx context.Context, tx *writeTx, u *access.LicenseUse, g access.Grant) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO license_uses (license_id, app_id, user_id, username, activation_id, occurred_at,
 		sign_up, minutes, grants_lifetime_access, revokes_lifetime_access) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		u.LicenseID, u.AppID, u.UserID, u.Username, u.ActivationID, ms(u.OccurredAt), boolInt(u.SignUp),
@@ -122,10 +122,10 @@ func insertLicenseUse(ctx context.Context, tx *sql.Tx, u *access.LicenseUse, g a
 
 // MarkLicenseUsed implements access.LicenseStore.
 func (s *Store) MarkLicenseUsed(ctx context.Context, licenseID string) error {
-	return s.tx(ctx, func(tx *sql.Tx) error { return markUsed(ctx, tx, licenseID) })
+	return s.tx(ctx, func(ctx context.Context, tx *writeTx) error { return markUsed(ctx, tx, licenseID) })
 }
 
-func markUsed(ctx context.Context, tx *sql.Tx, licenseID string) error {
+func markUsed(ctx context.Context, tx *writeTx, licenseID string) error {
 	var appID string
 	err := tx.QueryRowContext(ctx, `UPDATE licenses SET used = 1 WHERE id = ? AND used = 0 RETURNING app_id`, licenseID).Scan(&appID)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -142,7 +142,7 @@ func (s *Store) LicenseUseByID(ctx context.Context, licenseID string) (*access.L
 	var u access.LicenseUse
 	var g access.Grant
 	var at int64
-	err := s.read.QueryRowContext(ctx, `SELECT license_id, app_id, user_id, username, activation_id, occurred_at, sign_up,
+	err := s.queryRow(ctx, `SELECT license_id, app_id, user_id, username, activation_id, occurred_at, sign_up,
 		minutes, grants_lifetime_access, revokes_lifetime_access FROM license_uses WHERE license_id = ?`, licenseID).
 		Scan(&u.LicenseID, &u.AppID, &u.UserID, &u.Username, &u.ActivationID, &at, &u.SignUp,
 			&g.Minutes, &g.GrantsLifetimeAccess, &g.RevokesLifetimeAccess)
@@ -157,7 +157,7 @@ func (s *Store) LicenseUseByID(ctx context.Context, licenseID string) (*access.L
 // claim, the used mark and counter, the new user (for a sign-up), and the
 // ledger entry with the membership summary.
 func (s *Store) RedeemLicense(ctx context.Context, r *access.Redemption) error {
-	return s.tx(ctx, func(tx *sql.Tx) error {
+	return s.tx(ctx, func(ctx context.Context, tx *writeTx) error {
 		if err := insertLicenseUse(ctx, tx, r.Use, r.Grant); err != nil {
 			return err // ErrDuplicate: used already
 		}

@@ -2,7 +2,6 @@ package sqlitestore
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 )
@@ -203,7 +202,12 @@ func (s *Store) migrate(ctx context.Context) error {
 	if version == len(migrations) {
 		return nil
 	}
-	return s.tryTx(ctx, func(tx *sql.Tx) error {
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	err = func() error {
 		// Read again under the write lock: another opener may have run.
 		if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
 			return notDatabase(err)
@@ -217,7 +221,11 @@ func (s *Store) migrate(ctx context.Context) error {
 			return fmt.Errorf("setting schema version: %w", err)
 		}
 		return nil
-	})
+	}()
+	if err != nil {
+		return err
+	}
+	return tx.Commit()
 }
 
 // notDatabase words the errors SQLite gives for a damaged file.

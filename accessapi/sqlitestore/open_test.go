@@ -263,3 +263,44 @@ func must(t testing.TB, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestGroupCommit_AFailedWriteLeavesTheOthersOfItsBatch races writes that
+// succeed with writes that fail on a taken key: whichever batches they
+// share, every successful write is kept and every failed one reports
+// ErrDuplicate.
+func TestGroupCommit_AFailedWriteLeavesTheOthersOfItsBatch(t *testing.T) {
+	s, err := sqlitestore.Open(t.TempDir())
+	must(t, err)
+	defer s.Close()
+	ctx := context.Background()
+	taken := &access.App{ID: "taken", Name: "a", APIKey: "taken", SecretHash: "h", CreatedAt: time.Now()}
+	must(t, s.InsertApp(ctx, taken))
+	errs := make([]error, 64)
+	done := make(chan struct{})
+	for i := range errs {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			a := &access.App{ID: fmt.Sprintf("app-%d", i), Name: "a", APIKey: fmt.Sprintf("key-%d", i), SecretHash: "h", CreatedAt: time.Now()}
+			if i%2 == 1 {
+				a.APIKey = "taken"
+			}
+			errs[i] = s.InsertApp(ctx, a)
+		}()
+	}
+	for range errs {
+		<-done
+	}
+	for i, err := range errs {
+		_, getErr := s.AppByID(ctx, fmt.Sprintf("app-%d", i))
+		switch {
+		case i%2 == 0 && (err != nil || getErr != nil):
+			t.Fatalf("write %d: %v, then read: %v", i, err, getErr)
+		case i%2 == 1 && (!errors.Is(err, access.ErrDuplicate) || !errors.Is(getErr, access.ErrNotFound)):
+			t.Fatalf("write %d with a taken key: %v, then read: %v", i, err, getErr)
+		}
+	}
+	must(t, s.Close())
+	if err := s.InsertApp(ctx, &access.App{ID: "late"}); err == nil {
+		t.Fatal("a write after Close succeeded")
+	}
+}

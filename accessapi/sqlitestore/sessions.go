@@ -18,7 +18,7 @@ func (s *Store) InsertDevice(ctx context.Context, d *access.Device) error {
 func (s *Store) DeviceInSlot(ctx context.Context, userID string, slot int) (*access.Device, error) {
 	d := access.Device{UserID: userID, Slot: slot}
 	var at int64
-	err := s.read.QueryRowContext(ctx, `SELECT app_id, hardware_id, registered_at FROM devices WHERE user_id = ? AND slot = ?`,
+	err := s.queryRow(ctx, `SELECT app_id, hardware_id, registered_at FROM devices WHERE user_id = ? AND slot = ?`,
 		userID, slot).Scan(&d.AppID, &d.HardwareID, &at)
 	if err != nil {
 		return nil, mapErr(err)
@@ -44,7 +44,7 @@ func (s *Store) InsertSession(ctx context.Context, x *access.Session) error {
 func (s *Store) SessionByHash(ctx context.Context, tokenHash string) (*access.Session, error) {
 	x := access.Session{TokenHash: tokenHash}
 	var created, expires int64
-	err := s.read.QueryRowContext(ctx, `SELECT app_id, user_id, hardware_id, created_at, expires_at FROM sessions WHERE token_hash = ?`,
+	err := s.queryRow(ctx, `SELECT app_id, user_id, hardware_id, created_at, expires_at FROM sessions WHERE token_hash = ?`,
 		tokenHash).Scan(&x.AppID, &x.UserID, &x.HardwareID, &created, &expires)
 	if err != nil {
 		return nil, mapErr(err)

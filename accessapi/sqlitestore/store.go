@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -35,9 +36,18 @@ const lockName = "app_access.lock"
 // Store is the SQLite implementation of access.Store.
 type Store struct {
 	path  string
-	write *sql.DB // one connection: SQLite has one writer at a time
+	write *sql.DB // one connection, used by the writer goroutine only
 	read  *sql.DB
 	lock  io.Closer
+
+	writes     chan *writeOp
+	quit       chan struct{}
+	writerDone chan struct{}
+	closeOnce  sync.Once
+	closeErr   error
+
+	readStmts, writeStmts stmtCache
+	toPrepare             map[string]bool // queries the writer met unprepared
 }
 
 var _ access.Store = (*Store)(nil)
@@ -73,7 +83,7 @@ func open(path string) (*Store, error) {
 	}
 	// busy_timeout comes first, so the pragmas after it wait for a lock
 	// rather than fail.
-	common := "?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(FULL)"
+	common := "?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(FULL)&_pragma=temp_store(MEMORY)"
 	u := "file:" + (&url.URL{Path: path}).EscapedPath()
 	write, err := sql.Open("sqlite", u+common+"&_txlock=immediate")
 	if err != nil {
@@ -100,6 +110,8 @@ func open(path string) (*Store, error) {
 	read.SetMaxOpenConns(n)
 	read.SetMaxIdleConns(n)
 	s.read = read
+	s.writes, s.quit, s.writerDone = make(chan *writeOp), make(chan struct{}), make(chan struct{})
+	go s.writer()
 	return s, nil
 }
 
@@ -130,45 +142,18 @@ func checkFile(path string) error {
 // Path is the database file.
 func (s *Store) Path() string { return s.path }
 
-// Close closes the database and releases the folder.
+// Close waits for the write in progress, closes the database and releases
+// the folder. Writes after Close fail; a second Close does nothing.
 func (s *Store) Close() error {
-	err := errors.Join(s.read.Close(), s.write.Close())
-	if s.lock != nil {
-		err = errors.Join(err, s.lock.Close())
-	}
-	return err
-}
-
-// tx runs fn in one write transaction (BEGIN IMMEDIATE), committing when fn
-// returns nil. busy_timeout makes SQLite wait for the lock; a transaction
-// that still finds it busy (another connection checkpointing, say) is
-// retried a few times, since nothing of it was written.
-func (s *Store) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	var err error
-	for range 3 {
-		if err = s.tryTx(ctx, fn); !isBusy(err) {
-			break
+	s.closeOnce.Do(func() {
+		close(s.quit)
+		<-s.writerDone
+		s.closeErr = errors.Join(s.readStmts.close(), s.writeStmts.close(), s.read.Close(), s.write.Close())
+		if s.lock != nil {
+			s.closeErr = errors.Join(s.closeErr, s.lock.Close())
 		}
-	}
-	return mapErr(err)
-}
-
-func (s *Store) tryTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := s.write.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	if err := fn(tx); err != nil {
-		_ = tx.Rollback()
-		return err
-	}
-	return tx.Commit()
-}
-
-// exec runs one write statement in its own transaction.
-func (s *Store) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
-	res, err := s.write.ExecContext(ctx, q, args...)
-	return res, mapErr(err)
+	})
+	return s.closeErr
 }
 
 // mustAffect turns a statement that changed no row into ErrNotFound.

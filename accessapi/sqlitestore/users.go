@@ -18,7 +18,7 @@ func (s *Store) InsertAccount(ctx context.Context, u *access.User) error {
 func (s *Store) AccountByName(ctx context.Context, appID, usernameKey string) (*access.User, error) {
 	u := access.User{AppID: appID}
 	var created int64
-	err := s.read.QueryRowContext(ctx, `SELECT user_id, username, password_hash, created_at FROM accounts
+	err := s.queryRow(ctx, `SELECT user_id, username, password_hash, created_at FROM accounts
 		WHERE app_id = ? AND username_key = ?`, appID, usernameKey).Scan(&u.ID, &u.Username, &u.PasswordHash, &created)
 	if err != nil {
 		return nil, mapErr(err)
@@ -35,10 +35,10 @@ func (s *Store) DeleteAccount(ctx context.Context, appID, usernameKey string) er
 
 // InsertUser implements access.UserStore.
 func (s *Store) InsertUser(ctx context.Context, u *access.User) error {
-	return s.tx(ctx, func(tx *sql.Tx) error { return insertUser(ctx, tx, u) })
+	return s.tx(ctx, func(ctx context.Context, tx *writeTx) error { return insertUser(ctx, tx, u) })
 }
 
-func insertUser(ctx context.Context, tx *sql.Tx, u *access.User) error {
+func insertUser(ctx context.Context, tx *writeTx, u *access.User) error {
 	if _, err := tx.ExecContext(ctx, `INSERT INTO users (id, app_id, username, username_key, created_at) VALUES (?, ?, ?, ?, ?)`,
 		u.ID, u.AppID, u.Username, access.UsernameKey(u.Username), ms(u.CreatedAt)); err != nil {
 		return err
@@ -60,7 +60,7 @@ func scanUser(row interface{ Scan(...any) error }) (*access.User, error) {
 
 // UserByID implements access.UserStore.
 func (s *Store) UserByID(ctx context.Context, userID string) (*access.User, error) {
-	return scanUser(s.read.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE id = ?`, userID))
+	return scanUser(s.queryRow(ctx, `SELECT `+userColumns+` FROM users WHERE id = ?`, userID))
 }
 
 // Users implements access.UserStore on the (app_id, username_key, id) index.
@@ -68,7 +68,7 @@ func (s *Store) UserByID(ctx context.Context, userID string) (*access.User, erro
 // never walks the users before it.
 func (s *Store) Users(ctx context.Context, appID, prefix string, after access.UserCursor, limit int) ([]access.User, error) {
 	from := max(prefix, after.UsernameKey)
-	rows, err := s.read.QueryContext(ctx, `SELECT `+userColumns+` FROM users
+	rows, err := s.query(ctx, `SELECT `+userColumns+` FROM users
 		WHERE app_id = ? AND username_key >= ? AND username_key < ? AND (username_key, id) > (?, ?)
 		ORDER BY username_key, id LIMIT ?`, appID, from, access.PrefixEnd(prefix), after.UsernameKey, after.UserID, limit)
 	if err != nil {
@@ -89,7 +89,7 @@ func (s *Store) Users(ctx context.Context, appID, prefix string, after access.Us
 // DeleteUser implements access.UserStore; what belongs to the user goes
 // with it.
 func (s *Store) DeleteUser(ctx context.Context, userID string) error {
-	return s.tx(ctx, func(tx *sql.Tx) error {
+	return s.tx(ctx, func(ctx context.Context, tx *writeTx) error {
 		var appID string
 		err := tx.QueryRowContext(ctx, `DELETE FROM users WHERE id = ? RETURNING app_id`, userID).Scan(&appID)
 		if err == sql.ErrNoRows {
@@ -111,7 +111,7 @@ func (s *Store) MarkUserDeleted(ctx context.Context, userID string) error {
 // IsUserDeleted implements access.UserStore.
 func (s *Store) IsUserDeleted(ctx context.Context, userID string) (bool, error) {
 	var n int
-	err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM deleted_users WHERE user_id = ?`, userID).Scan(&n)
+	err := s.queryRow(ctx, `SELECT count(*) FROM deleted_users WHERE user_id = ?`, userID).Scan(&n)
 	return n > 0, mapErr(err)
 }
 
@@ -125,7 +125,7 @@ func (s *Store) InsertBan(ctx context.Context, b *access.Ban) error {
 func (s *Store) BanOf(ctx context.Context, userID string) (*access.Ban, error) {
 	b := access.Ban{UserID: userID}
 	var at int64
-	if err := s.read.QueryRowContext(ctx, `SELECT reason, at FROM bans WHERE user_id = ?`, userID).Scan(&b.Reason, &at); err != nil {
+	if err := s.queryRow(ctx, `SELECT reason, at FROM bans WHERE user_id = ?`, userID).Scan(&b.Reason, &at); err != nil {
 		return nil, mapErr(err)
 	}
 	b.At = fromMS(at)
@@ -149,7 +149,7 @@ func (s *Store) RecordLogin(ctx context.Context, l *access.LastLogin) error {
 func (s *Store) LastLoginOf(ctx context.Context, userID string) (*access.LastLogin, error) {
 	l := access.LastLogin{UserID: userID}
 	var at int64
-	if err := s.read.QueryRowContext(ctx, `SELECT ip, at FROM last_logins WHERE user_id = ?`, userID).Scan(&l.IP, &at); err != nil {
+	if err := s.queryRow(ctx, `SELECT ip, at FROM last_logins WHERE user_id = ?`, userID).Scan(&l.IP, &at); err != nil {
 		return nil, mapErr(err)
 	}
 	l.At = fromMS(at)
