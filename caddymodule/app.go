@@ -148,7 +148,7 @@ func (a *App) Start() error {
 	var store access.Store
 	if conn.embedded != nil {
 		store = conn.embedded
-		a.logger.Info("using the embedded SQLite store", zap.String("database", conn.embedded.Path()))
+		a.logger.Info("using the embedded store", zap.String("database", conn.embedded.Path()))
 	} else {
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 		defer cancel()
