@@ -11,6 +11,9 @@ import (
 // ErrNotFound when there is none. A store with transactions (SQLite) makes
 // each method atomic; a store without them (MongoDB) relies only on unique
 // inserts: no method reads, changes and writes back a shared document.
+// Records that belong to a user (ledger entries, devices, sessions, bans,
+// last logins) are written only for a user that exists; a store may refuse
+// others.
 //
 // Listings are pages in the order of an index, continued by an opaque
 // cursor; their cost is proportional to the page, not to the data.

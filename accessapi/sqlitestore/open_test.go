@@ -46,7 +46,9 @@ func TestOpen_CreatesPrivateFolderAndFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	for path, want := range map[string]os.FileMode{dir: 0o700, filepath.Join(dir, sqlitestore.FileName): 0o600} {
+	must(t, s.InsertApp(context.Background(), &access.App{ID: "a", APIKey: "k", CreatedAt: time.Now()}))
+	db := filepath.Join(dir, sqlitestore.FileName)
+	for path, want := range map[string]os.FileMode{dir: 0o700, db: 0o600, db + "-wal": 0o600, db + "-shm": 0o600, filepath.Join(dir, "app_access.lock"): 0o600} {
 		fi, err := os.Stat(path)
 		if err != nil {
 			t.Fatal(err)
