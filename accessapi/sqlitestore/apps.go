@@ -75,8 +75,9 @@ func (s *Store) Apps(ctx context.Context) ([]access.App, error) {
 }
 
 // AppCounts implements access.AppStore: the totals are counters kept by
-// the writes that change them; active members are counted on the
-// memberships index.
+// the writes that change them; active members are summed from the counts
+// of memberships by the day and hour they end (membership_ends), plus those
+// ending within the current hour, counted on the memberships index.
 func (s *Store) AppCounts(ctx context.Context, appID string, now time.Time) (access.AppCounts, error) {
 	var c access.AppCounts
 	err := s.queryRow(ctx, `SELECT licenses, licenses_used, users FROM app_counts WHERE app_id = ?`, appID).
@@ -85,10 +86,16 @@ func (s *Store) AppCounts(ctx context.Context, appID string, now time.Time) (acc
 		return c, mapErr(err)
 	}
 	c.LicensesUnused = c.Licenses - c.LicensesUsed
+	const day, hour = 24 * 60 * 60 * 1000, 60 * 60 * 1000
+	t := ms(now)
+	// Lifetime members, then those ending after today (by day), later
+	// today (by hour), and later this hour (one by one, on the index).
 	err = s.queryRow(ctx, `SELECT
-		(SELECT count(*) FROM memberships WHERE app_id = ?1 AND is_lifetime = 1) +
-		(SELECT count(*) FROM memberships WHERE app_id = ?1 AND is_lifetime = 0 AND expires_at > ?2)`,
-		appID, ms(now)).Scan(&c.ActiveMembers)
+		coalesce((SELECT sum(members) FROM membership_ends WHERE app_id = ?1 AND is_lifetime = 1 AND grain = ?2), 0) +
+		coalesce((SELECT sum(members) FROM membership_ends WHERE app_id = ?1 AND is_lifetime = 0 AND grain = ?2 AND period > ?3), 0) +
+		coalesce((SELECT sum(members) FROM membership_ends WHERE app_id = ?1 AND is_lifetime = 0 AND grain = ?4 AND period > ?5 AND period < ?6), 0) +
+		(SELECT count(*) FROM memberships WHERE app_id = ?1 AND is_lifetime = 0 AND expires_at > ?7 AND expires_at < ?8)`,
+		appID, day, t/day, hour, t/hour, (t/day+1)*day/hour, t, (t/hour+1)*hour).Scan(&c.ActiveMembers)
 	return c, mapErr(err)
 }
 

@@ -16,8 +16,9 @@ import (
 )
 
 // The listing benchmarks run over a database of SQLITESTORE_BENCH_LICENSES
-// licenses (default 100,000; a third of them used) and a tenth as many
-// users, built once per run in a temporary folder.
+// licenses (default 100,000), a third of them used by as many new users
+// (90-day memberships, one sign-up a minute back in time), built once per
+// run in a temporary folder.
 var large struct {
 	once  sync.Once
 	store *sqlitestore.Store
@@ -56,7 +57,7 @@ func seed(s *sqlitestore.Store, n int) (string, error) {
 	if err := s.InsertApp(ctx, app); err != nil {
 		return "", err
 	}
-	minutes := int64(60)
+	minutes := int64(90 * 24 * 60)
 	g := access.Grant{Minutes: &minutes}
 	batch := make([]access.License, 0, 10_000)
 	var ids []string
@@ -79,7 +80,10 @@ func seed(s *sqlitestore.Store, n int) (string, error) {
 	for w := range 8 {
 		go func() {
 			for i := w; i < len(ids); i += 8 {
-				if err := s.RedeemLicense(ctx, signUp(app.ID, ids[i], g, start)); err != nil {
+				// One sign-up a minute back in time: memberships of 90
+				// days that end over the last and next few months.
+				at := start.Add(-time.Duration(i) * time.Minute)
+				if err := s.RedeemLicense(ctx, signUp(app.ID, ids[i], g, at)); err != nil {
 					errs <- err
 					return
 				}

@@ -176,6 +176,48 @@ CREATE TABLE file_chunks (
 	PRIMARY KEY (file_id, n)
 ) STRICT, WITHOUT ROWID;
 `,
+	// 2: counts of memberships by the day and the hour they end, kept by
+	// triggers, so that counting active members reads a few hundred
+	// counters and the members that end within the current hour, not every
+	// active member.
+	`
+CREATE TABLE membership_ends (
+	app_id TEXT NOT NULL,
+	is_lifetime INTEGER NOT NULL,
+	grain INTEGER NOT NULL, -- the length of a period in milliseconds: a day or an hour
+	period INTEGER NOT NULL, -- expires_at / grain; -1 when there is no end
+	members INTEGER NOT NULL,
+	PRIMARY KEY (app_id, is_lifetime, grain, period)
+) STRICT, WITHOUT ROWID;
+
+INSERT INTO membership_ends (app_id, is_lifetime, grain, period, members)
+	SELECT app_id, is_lifetime, g.grain, coalesce(expires_at / g.grain, -1), count(*)
+	FROM memberships, (SELECT 86400000 AS grain UNION ALL SELECT 3600000) AS g
+	WHERE true GROUP BY 1, 2, 3, 4;
+
+CREATE TRIGGER membership_ends_insert AFTER INSERT ON memberships BEGIN
+	INSERT INTO membership_ends (app_id, is_lifetime, grain, period, members)
+		VALUES (NEW.app_id, NEW.is_lifetime, 86400000, coalesce(NEW.expires_at / 86400000, -1), 1),
+		       (NEW.app_id, NEW.is_lifetime, 3600000, coalesce(NEW.expires_at / 3600000, -1), 1)
+		ON CONFLICT (app_id, is_lifetime, grain, period) DO UPDATE SET members = members + 1;
+END;
+
+CREATE TRIGGER membership_ends_delete AFTER DELETE ON memberships BEGIN
+	UPDATE membership_ends SET members = members - 1 WHERE app_id = OLD.app_id AND is_lifetime = OLD.is_lifetime
+		AND ((grain = 86400000 AND period = coalesce(OLD.expires_at / 86400000, -1))
+		  OR (grain = 3600000 AND period = coalesce(OLD.expires_at / 3600000, -1)));
+END;
+
+CREATE TRIGGER membership_ends_update AFTER UPDATE ON memberships BEGIN
+	UPDATE membership_ends SET members = members - 1 WHERE app_id = OLD.app_id AND is_lifetime = OLD.is_lifetime
+		AND ((grain = 86400000 AND period = coalesce(OLD.expires_at / 86400000, -1))
+		  OR (grain = 3600000 AND period = coalesce(OLD.expires_at / 3600000, -1)));
+	INSERT INTO membership_ends (app_id, is_lifetime, grain, period, members)
+		VALUES (NEW.app_id, NEW.is_lifetime, 86400000, coalesce(NEW.expires_at / 86400000, -1), 1),
+		       (NEW.app_id, NEW.is_lifetime, 3600000, coalesce(NEW.expires_at / 3600000, -1), 1)
+		ON CONFLICT (app_id, is_lifetime, grain, period) DO UPDATE SET members = members + 1;
+END;
+`,
 }
 
 // SchemaVersion is the schema version this build writes.
