@@ -123,7 +123,7 @@ func (s *Store) tryBatch(batch []*writeOp, results []error) error {
 			_ = tx.Rollback()
 			return err
 		}
-		results[i] = op.fn(opCtx, tx)
+		results[i] = runOp(opCtx, op, tx)
 		if results[i] != nil {
 			// An error that ended the whole transaction (a full disk, an
 			// I/O error) leaves no savepoint to roll back to.
@@ -141,4 +141,14 @@ func (s *Store) tryBatch(batch []*writeOp, results []error) error {
 		return err
 	}
 	return nil
+}
+
+// runOp runs one write; a panic fails that write, not the writer.
+func runOp(ctx context.Context, op *writeOp, tx *writeTx) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("write panicked: %v", v)
+		}
+	}()
+	return op.fn(ctx, tx)
 }
