@@ -32,21 +32,21 @@ func init() {
 	caddy.RegisterModule(new(App))
 }
 
-// App is the app_access Caddy app: it owns the connection to MongoDB (or the
-// embedded store) and the App Access service that the HTTP handlers and the
-// admin API use.
+// App is the app_access Caddy app: it owns the store (MongoDB, or the
+// embedded SQLite database) and the App Access service that the HTTP
+// handlers and the admin API use.
 type App struct {
 	// MongoDBURI is the connection string of a MongoDB replica set or
 	// sharded cluster. Placeholders such as {env.APP_ACCESS_MONGODB_URI}
-	// are expanded. When empty, an embedded MongoDB-compatible store runs
-	// in-process with its data in DataDir.
+	// are expanded. When empty, the embedded SQLite store in DataDir is
+	// used.
 	MongoDBURI string `json:"mongodb_uri,omitempty"`
 
 	// Database is the MongoDB database name. Default: app_access.
 	Database string `json:"database,omitempty"`
 
-	// DataDir is the folder of the embedded store and, when FileKey is not
-	// set, of the file encryption key. Default: the app_access folder in
+	// DataDir is the folder of the embedded SQLite database (app_access.db)
+	// and, when FileKey is not set, of the file encryption key. Default: the app_access folder in
 	// Caddy's data directory. Placeholders are expanded.
 	DataDir string `json:"data_dir,omitempty"`
 
@@ -92,9 +92,8 @@ type App struct {
 
 // running is what a started App serves with.
 type running struct {
-	svc   *access.Service
-	store *mongostore.Store
-	api   *clientapi.Handler
+	svc *access.Service
+	api *clientapi.Handler
 }
 
 // CaddyModule returns the Caddy module information.
@@ -107,9 +106,11 @@ func (*App) CaddyModule() caddy.ModuleInfo {
 func (a *App) Provision(ctx caddy.Context) error {
 	a.logger = ctx.Logger()
 	repl := caddy.NewReplacer()
-	a.uri = repl.ReplaceAll(a.MongoDBURI, "")
-	a.fileKey = repl.ReplaceAll(a.FileKey, "")
-	a.dataDir = repl.ReplaceAll(a.DataDir, "")
+	// Only known placeholders are replaced, so that braces in a password
+	// survive.
+	a.uri = repl.ReplaceKnown(a.MongoDBURI, "")
+	a.fileKey = repl.ReplaceKnown(a.FileKey, "")
+	a.dataDir = repl.ReplaceKnown(a.DataDir, "")
 	if a.dataDir == "" {
 		a.dataDir = filepath.Join(caddy.AppDataDir(), "app_access")
 	}
@@ -142,27 +143,33 @@ func (a *App) Validate() error {
 	return nil
 }
 
-// Start connects to the store (starting the embedded one if configured),
-// creates the indexes and begins serving.
+// Start opens the store (the SQLite database in data_dir, or a connection
+// to MongoDB with its indexes) and begins serving.
 func (a *App) Start() error {
-	conn, err := openConnection(a.uri, a.dataDir, a.logger)
+	conn, err := openConnection(a.uri, a.dataDir)
 	if err != nil {
+		if a.uri == "" {
+			return fmt.Errorf("app_access: data_dir (APP_ACCESS_DATA in the shipped Caddyfile): %w", err)
+		}
 		return fmt.Errorf("app_access: mongodb_uri: %w", err)
 	}
 	a.conn = conn
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	if err := conn.client.Ping(ctx, nil); err != nil {
-		return fmt.Errorf("app_access: mongodb_uri: cannot reach MongoDB: %w", err)
-	}
-	store := mongostore.New(conn.client.Database(a.Database))
-	if err := store.EnsureIndexes(ctx); err != nil {
-		return fmt.Errorf("app_access: preparing database %q: %w", a.Database, err)
-	}
+	var store access.Store
 	if conn.embedded != nil {
-		if err := conn.embedded.IndexIDLookups(ctx, a.Database); err != nil {
-			return fmt.Errorf("app_access: %w", err)
+		store = conn.embedded
+		a.logger.Info("using the embedded store", zap.String("database", conn.embedded.Path()))
+	} else {
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		defer cancel()
+		if err := conn.client.Ping(ctx, nil); err != nil {
+			return fmt.Errorf("app_access: mongodb_uri: cannot reach MongoDB: %w", err)
 		}
+		ms := mongostore.New(conn.client.Database(a.Database))
+		if err := ms.EnsureIndexes(ctx); err != nil {
+			return fmt.Errorf("app_access: preparing database %q: %w", a.Database, err)
+		}
+		store = ms
+		a.logger.Info("using MongoDB", zap.String("database", a.Database))
 	}
 	fileKey, err := a.loadFileKey()
 	if err != nil {
@@ -176,14 +183,7 @@ func (a *App) Start() error {
 		Throttle:           a.Throttle.policy(),
 		FileKey:            fileKey,
 	})
-	a.live.Store(&running{svc: svc, store: store, api: clientapi.NewHandler(svc, clientIP, a.logger)})
-
-	if conn.embedded != nil {
-		a.logger.Info("using the embedded store", zap.String("data_dir", conn.embedded.Dir()),
-			zap.String("listen", conn.embedded.Address()), zap.String("database", a.Database))
-	} else {
-		a.logger.Info("using MongoDB", zap.String("database", a.Database))
-	}
+	a.live.Store(&running{svc: svc, api: clientapi.NewHandler(svc, clientIP, a.logger)})
 	a.stop = make(chan struct{})
 	a.stopped.Add(1)
 	go a.cleanExpiredSessions(svc)
@@ -224,20 +224,31 @@ func (a *App) cleanExpiredSessions(svc *access.Service) {
 		case <-a.stop:
 			return
 		case <-t.C:
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			// Expired sessions are kept a day so clients are told
-			// session_expired rather than invalid.
-			n, err := svc.DeleteExpiredSessions(ctx, 24*time.Hour)
-			if _, ferr := svc.DeleteExpiredFailures(ctx); ferr != nil {
-				a.logger.Warn("deleting expired failed attempts", zap.Error(ferr))
-			}
-			cancel()
-			if err != nil {
-				a.logger.Warn("deleting expired sessions", zap.Error(err))
-			} else if n > 0 {
-				a.logger.Debug("deleted expired sessions", zap.Int64("count", n))
-			}
+			a.deleteExpiredSessions(svc)
 		}
+	}
+}
+
+// deleteExpiredSessions runs one cleanup; a panic is logged, not fatal, so
+// the loop goes on.
+func (a *App) deleteExpiredSessions(svc *access.Service) {
+	defer func() {
+		if v := recover(); v != nil {
+			a.logger.Error("deleting expired sessions panicked", zap.Any("panic", v), zap.Stack("stack"))
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	// Expired sessions are kept a day so clients are told session_expired
+	// rather than invalid.
+	n, err := svc.DeleteExpiredSessions(ctx, 24*time.Hour)
+	if err != nil {
+		a.logger.Warn("deleting expired sessions", zap.Error(err))
+	} else if n > 0 {
+		a.logger.Debug("deleted expired sessions", zap.Int64("count", n))
+	}
+	if _, err := svc.DeleteExpiredFailures(ctx); err != nil {
+		a.logger.Warn("deleting expired failed attempts", zap.Error(err))
 	}
 }
 

@@ -7,13 +7,16 @@ import (
 	"github.com/google/uuid"
 )
 
-// A license activation is written in this order, and each step can be
-// finished by any later request that finds the one before it:
+// A license activation is one Redemption. A store with transactions writes
+// it at once. A store without them (MongoDB) writes it in this order
+// (RedeemInOrder), and each step can be finished by any later request that
+// finds the one before it:
 //
 //  1. the license use: the unique key that consumes the code; it carries the
 //     user, the grant and the activation ID;
-//  2. for a license sign-up, the account and then the user;
-//  3. the ledger entry, whose ID is derived from the license, so that a
+//  2. the used mark on the license (for listings);
+//  3. for a license sign-up, the account and then the user;
+//  4. the ledger entry, whose ID is derived from the license, so that a
 //     repeated write is counted once.
 //
 // A failure after step 1 therefore never loses the granted time (the next
@@ -48,13 +51,10 @@ func (s *Service) SignUpWithLicense(ctx context.Context, app *App, code, hardwar
 		LicenseID: lic.ID, AppID: app.ID, UserID: userID, Username: generatedUsername(userID),
 		ActivationID: licenseActivationID(lic.ID), OccurredAt: s.Now(), SignUp: true,
 	}
-	if err := s.claim(ctx, use, lic.Grant); err != nil {
+	if err := s.redeem(ctx, redemptionOf(use, lic.Grant)); err != nil {
 		if CodeOf(err) == CodeLicenseUsed {
 			s.throttle.failCode(app, clientNetwork(ctx))
 		}
-		return nil, err
-	}
-	if err := s.finishUse(ctx, use, lic.Grant); err != nil {
 		return nil, err
 	}
 	if err := s.checkDevice(ctx, app, userID, hardwareID); err != nil {
@@ -103,13 +103,10 @@ func (s *Service) ActivateLicense(ctx context.Context, app *App, req ActivateReq
 		LicenseID: lic.ID, AppID: app.ID, UserID: st.user.ID, Username: st.user.Username,
 		ActivationID: licenseActivationID(lic.ID), OccurredAt: s.Now(),
 	}
-	if err := s.claim(ctx, use, lic.Grant); err != nil {
+	if err := s.redeem(ctx, redemptionOf(use, lic.Grant)); err != nil {
 		if CodeOf(err) == CodeLicenseUsed {
 			s.throttle.failCode(app, clientNetwork(ctx))
 		}
-		return nil, err
-	}
-	if err := s.finishUse(ctx, use, lic.Grant); err != nil {
 		return nil, err
 	}
 	a := activationOf(use, lic.Grant)
@@ -132,38 +129,28 @@ func (s *Service) licenseByCode(ctx context.Context, app *App, code string) (*Li
 	return lic, wrapStore(err, "reading license")
 }
 
-// claim consumes the license for use. If it was already used, the earlier
+// redeem writes a redemption. If the license was already used, the earlier
 // use is completed (it may have stopped half way) and the refusal is
 // CodeLicenseUsed.
-func (s *Service) claim(ctx context.Context, use *LicenseUse, g Grant) error {
-	err := s.store.InsertLicenseUse(ctx, use, g)
+func (s *Service) redeem(ctx context.Context, r *Redemption) error {
+	err := s.store.RedeemLicense(ctx, r)
 	if err == nil {
+		s.emit(ctx, Event{Kind: EventLicenseActivated, AppID: r.Use.AppID, UserID: r.Use.UserID, LicenseID: r.Use.LicenseID})
 		return nil
 	}
 	if !errors.Is(err, ErrDuplicate) {
-		return wrapStore(err, "consuming license")
+		return wrapStore(err, "redeeming license")
 	}
-	if earlier, eg, rerr := s.store.LicenseUseByID(ctx, use.LicenseID); rerr == nil {
+	if earlier, eg, rerr := s.store.LicenseUseByID(ctx, r.Use.LicenseID); rerr == nil {
 		_ = s.completeUse(ctx, earlier, eg)
 	}
 	return errLicenseUsed
 }
 
-// finishUse does the writes that follow a license use this request has
-// just claimed: no earlier attempt can have made them, so nothing is read
-// first. (A repair racing it may write them too: the user's writes are
-// idempotent and a ledger entry written twice counts once.)
-func (s *Service) finishUse(ctx context.Context, use *LicenseUse, g Grant) error {
-	if use.SignUp {
-		if err := s.writeSignUpUser(ctx, use); err != nil {
-			return err
-		}
-	}
-	return s.appendActivation(ctx, use, g)
-}
-
 // completeUse makes sure every write that follows a license use happened,
-// for a use an earlier request may have left half done.
+// for a use an earlier request may have left half done (only possible on
+// a store without transactions). The ledger entry is the last write, so
+// when it is there everything is.
 func (s *Service) completeUse(ctx context.Context, use *LicenseUse, g Grant) error {
 	deleted, err := s.store.IsUserDeleted(ctx, use.UserID)
 	if err != nil {
@@ -171,11 +158,6 @@ func (s *Service) completeUse(ctx context.Context, use *LicenseUse, g Grant) err
 	}
 	if deleted {
 		return nil // nothing to finish for a user that was deleted on purpose
-	}
-	if use.SignUp {
-		if err := s.writeSignUpUser(ctx, use); err != nil {
-			return err
-		}
 	}
 	ledger, err := s.store.Ledger(ctx, use.UserID)
 	if err != nil {
@@ -186,23 +168,10 @@ func (s *Service) completeUse(ctx context.Context, use *LicenseUse, g Grant) err
 			return nil
 		}
 	}
-	return s.appendActivation(ctx, use, g)
-}
-
-// writeSignUpUser writes the account and the user of a license sign-up;
-// both writes are idempotent.
-func (s *Service) writeSignUpUser(ctx context.Context, use *LicenseUse) error {
-	u := &User{ID: use.UserID, AppID: use.AppID, Username: use.Username, CreatedAt: use.OccurredAt}
-	if err := s.store.InsertAccount(ctx, u); err != nil && !errors.Is(err, ErrDuplicate) {
-		return wrapStore(err, "creating account")
-	}
-	return s.ensureUser(ctx, u)
-}
-
-func (s *Service) appendActivation(ctx context.Context, use *LicenseUse, g Grant) error {
-	a := activationOf(use, g)
-	if err := s.store.AppendActivation(ctx, &a); err != nil {
-		return wrapStore(err, "appending activation")
+	// A repair racing the request it repairs may append the entry twice;
+	// it counts once.
+	if err := FinishRedemption(ctx, s.store, redemptionOf(use, g)); err != nil {
+		return wrapStore(err, "completing license use")
 	}
 	s.emit(ctx, Event{Kind: EventLicenseActivated, AppID: use.AppID, UserID: use.UserID, LicenseID: use.LicenseID})
 	return nil

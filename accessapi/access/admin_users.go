@@ -18,28 +18,80 @@ type UserDetail struct {
 	Activations []Activation
 }
 
-// MaxPageSize bounds one page of a listing.
-const MaxPageSize = 1000
+// UserFilter selects users: UsernamePrefix keeps those whose username
+// starts with it, ignoring case.
+type UserFilter struct {
+	UsernamePrefix string
+}
 
-// Users lists an application's users in ID order after the cursor, or the
-// one with this username.
+// ListUsers lists an application's users ordered by username (ignoring
+// case), after the cursor of a previous page.
+func (s *Service) ListUsers(ctx context.Context, appID string, f UserFilter, after string, limit int) (Page[User], error) {
+	if _, err := s.App(ctx, appID); err != nil {
+		return Page[User]{}, err
+	}
+	cur, ok := ParseUserCursor(after)
+	if !ok {
+		return Page[User]{}, Invalid(FieldError{"after", "is not a cursor of this listing"})
+	}
+	limit = clampPage(limit)
+	users, err := s.store.Users(ctx, appID, UsernameKey(f.UsernamePrefix), cur, limit)
+	if err != nil {
+		return Page[User]{}, wrapStore(err, "listing users")
+	}
+	page := Page[User]{Items: users}
+	if len(users) == limit {
+		last := users[len(users)-1]
+		page.Next = UserCursor{UsernameKey: UsernameKey(last.Username), UserID: last.ID}.String()
+	}
+	return page, nil
+}
+
+// Users lists an application's users ordered by username after the user
+// with ID after, or the one with this username.
 func (s *Service) Users(ctx context.Context, appID, username, after string, limit int) ([]User, error) {
 	if _, err := s.App(ctx, appID); err != nil {
 		return nil, err
 	}
-	key := ""
-	if username != "" {
-		key = UsernameKey(username)
+	var cur UserCursor
+	if after != "" {
+		u, err := s.UserOf(ctx, appID, after)
+		if err != nil {
+			return nil, err
+		}
+		cur = UserCursor{UsernameKey: UsernameKey(u.Username), UserID: u.ID}
 	}
-	users, err := s.store.Users(ctx, appID, key, after, clampPage(limit))
-	return users, wrapStore(err, "listing users")
+	key := UsernameKey(username)
+	users, err := s.store.Users(ctx, appID, key, cur, clampPage(limit))
+	if err != nil || username == "" {
+		return users, wrapStore(err, "listing users")
+	}
+	exact := users[:0]
+	for _, u := range users {
+		if UsernameKey(u.Username) == key {
+			exact = append(exact, u)
+		}
+	}
+	return exact, nil
 }
 
-func clampPage(limit int) int {
-	if limit <= 0 {
-		return 100
+// UserActivations lists a user's ledger in append order after the cursor.
+func (s *Service) UserActivations(ctx context.Context, appID, userID, after string, limit int) (Page[Activation], error) {
+	if _, err := s.UserOf(ctx, appID, userID); err != nil {
+		return Page[Activation]{}, err
 	}
-	return min(limit, MaxPageSize)
+	p, err := s.store.Activations(ctx, userID, after, clampPage(limit))
+	return p, wrapStore(err, "listing activations")
+}
+
+// AppCounts counts an application's licenses (used and unused), users and
+// active members.
+func (s *Service) AppCounts(ctx context.Context, appID string) (AppCounts, error) {
+	if _, err := s.App(ctx, appID); err != nil {
+		return AppCounts{}, err
+	}
+	c, err := s.store.AppCounts(ctx, appID, s.Now())
+	return c, wrapStore(err, "counting")
 }
 
 // UserOf returns an application's user.

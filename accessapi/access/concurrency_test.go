@@ -52,7 +52,7 @@ func TestSignUp_ConcurrentSameUsernameOneWins(t *testing.T) {
 	if got["ok"] != 1 || got[access.CodeUsernameTaken] != 15 {
 		t.Fatalf("outcomes %v, want 1 ok and 15 username_taken", got)
 	}
-	users, err := f.store.Users(ctx, f.app.ID, "", "", 100)
+	users, err := f.store.Users(ctx, f.app.ID, "", access.UserCursor{}, 100)
 	if err != nil || len(users) != 1 {
 		t.Fatalf("users %v (%v), want exactly one", users, err)
 	}
@@ -70,7 +70,7 @@ func TestSignUpWithLicense_ConcurrentSameCodeMakesOneUser(t *testing.T) {
 	if got["ok"] != 1 || got[access.CodeLicenseUsed] != 15 {
 		t.Fatalf("outcomes %v, want 1 ok and 15 license_used", got)
 	}
-	users, err := f.store.Users(ctx, f.app.ID, "", "", 100)
+	users, err := f.store.Users(ctx, f.app.ID, "", access.UserCursor{}, 100)
 	if err != nil || len(users) != 1 {
 		t.Fatalf("users %v (%v), want exactly one", users, err)
 	}

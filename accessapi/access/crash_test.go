@@ -12,6 +12,8 @@ import (
 
 // crashingStore is the real store with a crash injected before its n-th
 // write: that write and every later one fail, as if the process had died.
+// It redeems licenses the way a store without transactions (MongoDB) does,
+// one write at a time, so that every write point of that path is crashed.
 type crashingStore struct {
 	access.Store
 	n, writes int
@@ -46,6 +48,17 @@ func (c *crashingStore) InsertLicenseUse(ctx context.Context, u *access.LicenseU
 		return err
 	}
 	return c.Store.InsertLicenseUse(ctx, u, g)
+}
+
+func (c *crashingStore) MarkLicenseUsed(ctx context.Context, licenseID string) error {
+	if err := c.write(); err != nil {
+		return err
+	}
+	return c.Store.MarkLicenseUsed(ctx, licenseID)
+}
+
+func (c *crashingStore) RedeemLicense(ctx context.Context, r *access.Redemption) error {
+	return access.RedeemInOrder(ctx, c, r)
 }
 
 func (c *crashingStore) AppendActivation(ctx context.Context, a *access.Activation) error {
@@ -92,7 +105,7 @@ func TestLicenseSignUp_CrashAtAnyWriteNeverLosesOrDoublesTime(t *testing.T) {
 			if _, err := restarted.Login(ctx, f.app, access.LoginRequest{Credentials: access.Credentials{Code: code, HardwareID: "hw-1"}}); err != nil {
 				t.Fatalf("login after recovery: %v", err)
 			}
-			users, err := f.store.Users(ctx, f.app.ID, "", "", 10)
+			users, err := f.store.Users(ctx, f.app.ID, "", access.UserCursor{}, 10)
 			if err != nil || len(users) != 1 {
 				t.Fatalf("users after recovery: %d (%v), want 1", len(users), err)
 			}

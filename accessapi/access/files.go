@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"mime"
 	"strings"
@@ -54,43 +53,18 @@ func (s *Service) UploadFile(ctx context.Context, appID string, up FileUpload, r
 			return nil, err
 		}
 	}
-	// The store drains the reader before writing the metadata; the size
-	// and hash are filled in by then.
-	meta := &lateFile{File: f, digest: digest, counted: counted}
-	if err := s.store.UploadFile(ctx, f, meta.reader(stored)); err != nil {
+	if err := s.store.PutFileContents(ctx, f.ID, stored); err != nil {
+		return nil, wrapStore(err, "storing file contents")
+	}
+	f.Size = counted.n
+	f.SHA256 = hex.EncodeToString(digest.Sum(nil))
+	if err := s.store.InsertFile(ctx, f); err != nil {
+		// The contents are invisible without the metadata; remove them.
+		_ = s.store.DeleteFile(context.WithoutCancel(ctx), f.ID)
 		return nil, wrapStore(err, "storing file")
 	}
 	s.emit(ctx, Event{Kind: EventContentChanged, AppID: appID})
 	return f, nil
-}
-
-// lateFile fills in a file's size and hash once its contents are read.
-type lateFile struct {
-	*File
-	digest  hash.Hash
-	counted *countingReader
-}
-
-func (l *lateFile) reader(r io.Reader) io.Reader { return &eofHook{r: r, onEOF: l.finish} }
-
-func (l *lateFile) finish() {
-	l.Size = l.counted.n
-	l.SHA256 = hex.EncodeToString(l.digest.Sum(nil))
-}
-
-type eofHook struct {
-	r     io.Reader
-	onEOF func()
-	fired bool
-}
-
-func (e *eofHook) Read(p []byte) (int, error) {
-	n, err := e.r.Read(p)
-	if err == io.EOF && !e.fired {
-		e.fired = true
-		e.onEOF()
-	}
-	return n, err
 }
 
 type countingReader struct {

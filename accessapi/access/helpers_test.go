@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/appaccess/appaccess/accessapi/access"
-	"github.com/appaccess/appaccess/accessapi/mongostore"
 	"github.com/appaccess/appaccess/accessapi/storetest"
 )
 
@@ -14,17 +13,14 @@ import (
 var cheapArgon2 = access.Argon2Params{MemoryKiB: 64, Iterations: 1, Parallelism: 1}
 
 type fixture struct {
-	store *mongostore.Store
+	store access.Store
 	svc   *access.Service
 	app   *access.App
 }
 
 func newFixture(t testing.TB, settings access.AppSettings) *fixture {
 	t.Helper()
-	store := mongostore.New(storetest.Database(t))
-	if err := store.EnsureIndexes(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	store := storetest.Default(t)
 	f := &fixture{store: store, svc: newService(store)}
 	if settings.Name == nil {
 		settings.Name = ptr("test app")

@@ -83,37 +83,41 @@ type LicenseStatus struct {
 	Use *LicenseUse
 }
 
-// Licenses lists an application's licenses in ID order after the cursor;
-// used, when not nil, keeps only used (true) or unused (false) ones.
-// It returns the page and the cursor of the next page ("" at the end).
-func (s *Service) Licenses(ctx context.Context, appID string, used *bool, after string, limit int) ([]LicenseStatus, string, error) {
+// ListLicenses lists an application's licenses in ID order after the
+// cursor (a license ID), keeping those the filter selects.
+func (s *Service) ListLicenses(ctx context.Context, appID string, f LicenseFilter, after string, limit int) (Page[LicenseStatus], error) {
 	if _, err := s.App(ctx, appID); err != nil {
-		return nil, "", err
+		return Page[LicenseStatus]{}, err
 	}
 	limit = clampPage(limit)
-	var out []LicenseStatus
-	for {
-		batch, err := s.store.Licenses(ctx, appID, after, limit)
-		if err != nil {
-			return nil, "", wrapStore(err, "listing licenses")
-		}
-		for _, l := range batch {
-			after = l.ID
-			st, err := s.licenseStatus(ctx, l)
-			if err != nil {
-				return nil, "", err
-			}
-			if used != nil && *used != (st.Use != nil) {
-				continue
-			}
-			if out = append(out, *st); len(out) == limit {
-				return out, after, nil
-			}
-		}
-		if len(batch) < limit {
-			return out, "", nil
-		}
+	batch, err := s.store.Licenses(ctx, appID, f, after, limit)
+	if err != nil {
+		return Page[LicenseStatus]{}, wrapStore(err, "listing licenses")
 	}
+	page := Page[LicenseStatus]{Items: make([]LicenseStatus, 0, len(batch))}
+	for _, l := range batch {
+		st, err := s.licenseStatus(ctx, l)
+		if err != nil {
+			return Page[LicenseStatus]{}, err
+		}
+		// The used mark of a store without transactions may lag its
+		// claim by a crash; the claim decides.
+		if f.Used != nil && *f.Used != (st.Use != nil) {
+			continue
+		}
+		page.Items = append(page.Items, *st)
+	}
+	if len(batch) == limit {
+		page.Next = batch[len(batch)-1].ID
+	}
+	return page, nil
+}
+
+// Licenses is ListLicenses with the used filter as a pointer, returning the
+// items and the next cursor.
+func (s *Service) Licenses(ctx context.Context, appID string, used *bool, after string, limit int) ([]LicenseStatus, string, error) {
+	p, err := s.ListLicenses(ctx, appID, LicenseFilter{Used: used}, after, limit)
+	return p.Items, p.Next, err
 }
 
 func (s *Service) licenseStatus(ctx context.Context, l License) (*LicenseStatus, error) {

@@ -1,8 +1,7 @@
 // Package embeddedmongo runs an in-process MongoDB-compatible server (FerretDB
-// with its SQLite backend) for single-machine deployments and tests.
-//
-// It is the only package that knows which engine backs the embedded store, so
-// the engine can be replaced without touching the rest of App Access.
+// with its SQLite backend), so that the MongoDB store's tests need no
+// external server. Only package storetest imports it, and only tests import
+// that, so FerretDB is not linked into the binary.
 package embeddedmongo
 
 import (

@@ -96,3 +96,34 @@ func (s *Store) Apps(ctx context.Context) ([]access.App, error) {
 	}
 	return apps, nil
 }
+
+// AppCounts implements access.AppStore with counts on indexes: licenses on
+// {app_id, _id}, used ones by their claims, users on {app_id, username_key,
+// _id}, active members on the membership summaries. (FerretDB scans.)
+func (s *Store) AppCounts(ctx context.Context, appID string, now time.Time) (access.AppCounts, error) {
+	var c access.AppCounts
+	for _, q := range []struct {
+		coll   string
+		filter bson.D
+		into   *int64
+	}{
+		{collLicenses, bsonEq("app_id", appID), &c.Licenses},
+		{collLicenseUses, bsonEq("app_id", appID), &c.LicensesUsed},
+		{collUsers, bsonEq("app_id", appID), &c.Users},
+		{collMemberships, bson.D{{Key: "app_id", Value: appID}, {Key: "is_lifetime", Value: true}}, &c.ActiveMembers},
+	} {
+		n, err := s.c(q.coll).CountDocuments(ctx, q.filter)
+		if err != nil {
+			return c, mapErr(err)
+		}
+		*q.into = n
+	}
+	n, err := s.c(collMemberships).CountDocuments(ctx, bson.D{{Key: "app_id", Value: appID}, {Key: "is_lifetime", Value: false},
+		{Key: "expires_at", Value: bson.D{{Key: "$gt", Value: now}}}})
+	if err != nil {
+		return c, mapErr(err)
+	}
+	c.ActiveMembers += n
+	c.LicensesUnused = c.Licenses - c.LicensesUsed
+	return c, nil
+}

@@ -74,14 +74,19 @@ func (s *Store) bucket() *mongo.GridFSBucket {
 	return s.db.GridFSBucket(options.GridFSBucket().SetName(bucketFiles))
 }
 
-// UploadFile implements access.ContentStore: contents go to GridFS first,
-// then the metadata that makes the file visible. Size and SHA256 are read
-// from f after r is drained, so the caller may compute them while streaming.
-func (s *Store) UploadFile(ctx context.Context, f *access.File, r io.Reader) error {
-	if err := s.bucket().UploadFromStreamWithID(ctx, f.ID, f.Name, r); err != nil {
-		_ = s.bucket().Delete(context.WithoutCancel(ctx), f.ID)
+// PutFileContents implements access.ContentStore: the contents go to
+// GridFS under the file's ID; a failure removes what was written.
+func (s *Store) PutFileContents(ctx context.Context, fileID string, r io.Reader) error {
+	if err := s.bucket().UploadFromStreamWithID(ctx, fileID, fileID, r); err != nil {
+		_ = s.bucket().Delete(context.WithoutCancel(ctx), fileID)
 		return fmt.Errorf("storing file contents: %w", mapErr(err))
 	}
+	return nil
+}
+
+// InsertFile implements access.ContentStore: the metadata that makes a
+// stored file visible.
+func (s *Store) InsertFile(ctx context.Context, f *access.File) error {
 	return s.insert(ctx, collFiles, fileDoc{ID: f.ID, AppID: f.AppID, Name: f.Name, MimeType: f.MimeType,
 		IsEncrypted: f.IsEncrypted, Size: f.Size, SHA256: f.SHA256, CreatedAt: f.CreatedAt})
 }

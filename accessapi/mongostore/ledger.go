@@ -3,7 +3,12 @@ package mongostore
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/appaccess/appaccess/accessapi/access"
 )
@@ -42,11 +47,82 @@ func (s *Store) AppendActivation(ctx context.Context, a *access.Activation) erro
 	for seq := len(entries); seq < maxLedgerEntries; seq++ {
 		d.ID = ledgerID(a.UserID, seq)
 		err := s.insert(ctx, collLedger, d)
-		if !isDuplicate(err) {
+		if isDuplicate(err) {
+			continue
+		}
+		if err != nil {
 			return err
 		}
+		return s.summarize(ctx, a.AppID, a.UserID)
 	}
 	return fmt.Errorf("ledger of user %s is full", a.UserID)
+}
+
+// membershipDoc summarises a user's membership for the count of active
+// members. Entries is the length of the ledger it was folded from: a
+// summary only replaces one folded from fewer entries, so concurrent
+// appends leave the one of the longest ledger. (A crash between the ledger
+// insert and this write leaves the summary one entry behind until the
+// user's next append.)
+type membershipDoc struct {
+	ID         string     `bson:"_id"`
+	AppID      string     `bson:"app_id"`
+	IsLifetime bool       `bson:"is_lifetime"`
+	ExpiresAt  *time.Time `bson:"expires_at"`
+	Entries    int        `bson:"entries"`
+}
+
+func (s *Store) summarize(ctx context.Context, appID, userID string) error {
+	ledger, err := s.Ledger(ctx, userID)
+	if err != nil {
+		return err
+	}
+	m := access.MembershipOf(ledger)
+	d := membershipDoc{ID: userID, AppID: appID, IsLifetime: m.IsLifetime, ExpiresAt: m.ExpiresAt, Entries: len(ledger)}
+	_, err = s.c(collMemberships).ReplaceOne(ctx,
+		bson.D{{Key: "_id", Value: userID}, {Key: "entries", Value: bson.D{{Key: "$lt", Value: len(ledger)}}}},
+		d, options.Replace().SetUpsert(true))
+	if err = mapErr(err); isDuplicate(err) {
+		return nil // a summary of a longer ledger is there
+	}
+	return err
+}
+
+// Activations implements access.ActivationLedger: a range of _id; the
+// cursor is the sequence number.
+func (s *Store) Activations(ctx context.Context, userID, after string, limit int) (access.Page[access.Activation], error) {
+	from := userID + "/"
+	if after != "" {
+		seq, err := strconv.Atoi(after)
+		if err != nil {
+			return access.Page[access.Activation]{}, nil // not a cursor of this listing: nothing after it
+		}
+		from = ledgerID(userID, seq)
+	}
+	filter := bsonEq("_id", bson.D{{Key: "$gt", Value: from}, {Key: "$lt", Value: userID + "/~"}})
+	var docs []ledgerDoc
+	opts := options.Find().SetSort(bsonEq("_id", 1)).SetLimit(int64(limit))
+	if err := findAll(ctx, s.c(collLedger), filter, opts, &docs); err != nil {
+		return access.Page[access.Activation]{}, err
+	}
+	p := access.Page[access.Activation]{Items: make([]access.Activation, len(docs))}
+	for i := range docs {
+		p.Items[i] = docs[i].activation()
+	}
+	if len(docs) == limit {
+		_, seq, _ := strings.Cut(docs[len(docs)-1].ID, "/")
+		p.Next = strings.TrimLeft(seq, "0")
+		if p.Next == "" {
+			p.Next = "0"
+		}
+	}
+	return p, nil
+}
+
+func (d *ledgerDoc) activation() access.Activation {
+	return access.Activation{ID: d.ActivationID, AppID: d.AppID, UserID: d.UserID,
+		Type: access.ActivationType(d.Type), LicenseID: d.LicenseID, OccurredAt: d.OccurredAt.UTC(), Minutes: d.Minutes,
+		GrantsLifetimeAccess: d.GrantsLifetimeAccess, RevokesLifetimeAccess: d.RevokesLifetimeAccess, Note: d.Note}
 }
 
 // Ledger implements access.ActivationLedger.
@@ -61,14 +137,15 @@ func (s *Store) Ledger(ctx context.Context, userID string) ([]access.Activation,
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, access.Activation{ID: d.ActivationID, AppID: d.AppID, UserID: d.UserID,
-			Type: access.ActivationType(d.Type), LicenseID: d.LicenseID, OccurredAt: d.OccurredAt.UTC(), Minutes: d.Minutes,
-			GrantsLifetimeAccess: d.GrantsLifetimeAccess, RevokesLifetimeAccess: d.RevokesLifetimeAccess, Note: d.Note})
+		out = append(out, d.activation())
 	}
 	return out, nil
 }
 
 // DeleteLedger implements access.ActivationLedger.
 func (s *Store) DeleteLedger(ctx context.Context, userID string) error {
-	return s.deleteWhere(ctx, collLedger, bsonEq("user_id", userID))
+	if err := s.deleteWhere(ctx, collLedger, bsonEq("user_id", userID)); err != nil {
+		return err
+	}
+	return s.deleteByID(ctx, collMemberships, userID)
 }

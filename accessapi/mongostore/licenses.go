@@ -19,6 +19,8 @@ type licenseDoc struct {
 	RevokesLifetimeAccess bool      `bson:"revokes_lifetime_access"`
 	Note                  string    `bson:"note,omitempty"`
 	CreatedAt             time.Time `bson:"created_at"`
+	// Used is set after the claim (MarkLicenseUsed); the claim decides.
+	Used bool `bson:"used"`
 }
 
 func (d *licenseDoc) license() access.License {
@@ -51,11 +53,28 @@ func (s *Store) LicenseByID(ctx context.Context, licenseID string) (*access.Lice
 }
 
 // Licenses implements access.LicenseStore: the application's licenses in
-// _id order after the cursor.
-func (s *Store) Licenses(ctx context.Context, appID, after string, limit int) ([]access.License, error) {
+// _id order after the cursor, on {app_id, _id}; the unused ones on
+// {app_id, used, _id}; the used ones from their claims on {app_id, _id}.
+func (s *Store) Licenses(ctx context.Context, appID string, f access.LicenseFilter, after string, limit int) ([]access.License, error) {
 	filter := bson.D{{Key: "app_id", Value: appID}, {Key: "_id", Value: bson.D{{Key: "$gt", Value: after}}}}
-	var docs []licenseDoc
 	opts := options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}).SetLimit(int64(limit))
+	if f.Used != nil && *f.Used {
+		var uses []struct {
+			ID string `bson:"_id"`
+		}
+		if err := findAll(ctx, s.c(collLicenseUses), filter, opts.SetProjection(bson.D{{Key: "_id", Value: 1}}), &uses); err != nil {
+			return nil, err
+		}
+		ids := make([]string, len(uses))
+		for i, u := range uses {
+			ids[i] = u.ID
+		}
+		filter = bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: ids}}}}
+		opts = options.Find().SetSort(bson.D{{Key: "_id", Value: 1}})
+	} else if f.Used != nil {
+		filter = bson.D{{Key: "app_id", Value: appID}, {Key: "used", Value: false}, {Key: "_id", Value: bson.D{{Key: "$gt", Value: after}}}}
+	}
+	var docs []licenseDoc
 	if err := findAll(ctx, s.c(collLicenses), filter, opts, &docs); err != nil {
 		return nil, err
 	}
@@ -91,6 +110,18 @@ func (s *Store) InsertLicenseUse(ctx context.Context, u *access.LicenseUse, g ac
 	return s.insert(ctx, collLicenseUses, licenseUseDoc{ID: u.LicenseID, AppID: u.AppID, UserID: u.UserID,
 		Username: u.Username, ActivationID: u.ActivationID, OccurredAt: u.OccurredAt, SignUp: u.SignUp,
 		Minutes: g.Minutes, GrantsLifetimeAccess: g.GrantsLifetimeAccess, RevokesLifetimeAccess: g.RevokesLifetimeAccess})
+}
+
+// MarkLicenseUsed implements access.LicenseStore: one idempotent $set.
+func (s *Store) MarkLicenseUsed(ctx context.Context, licenseID string) error {
+	_, err := s.c(collLicenses).UpdateOne(ctx, bsonEq("_id", licenseID), bson.D{{Key: "$set", Value: bsonEq("used", true)}})
+	return mapErr(err)
+}
+
+// RedeemLicense implements access.LicenseStore without a transaction: the
+// ordered unique-insert sequence, which any later request can finish.
+func (s *Store) RedeemLicense(ctx context.Context, r *access.Redemption) error {
+	return access.RedeemInOrder(ctx, s, r)
 }
 
 // LicenseUseByID implements access.LicenseStore.

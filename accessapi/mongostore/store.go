@@ -1,9 +1,11 @@
 // Package mongostore implements the access storage interfaces on MongoDB, or
-// on any server that speaks its protocol (the embedded FerretDB included).
+// on any server that speaks its protocol (FerretDB, which the tests use).
 //
-// Every lookup on a request path is an equality match on _id, the only
-// lookup both engines serve from an index. Correctness rests on unique-key
-// inserts alone: no update reads, changes and writes back a shared document.
+// Every lookup on a request path is an equality match on _id. Listings and
+// counts use the indexes EnsureIndexes creates (FerretDB, which tests run
+// against, scans instead). Correctness rests on unique-key inserts alone:
+// no update reads, changes and writes back a shared document, and a license
+// redemption is the ordered sequence of access.RedeemInOrder.
 package mongostore
 
 import (
@@ -27,6 +29,7 @@ const (
 	collBans         = "bans"
 	collLastLogins   = "last_logins"
 	collLedger       = "ledger"
+	collMemberships  = "memberships"
 	collLicenses     = "licenses"
 	collLicenseUses  = "license_uses"
 	collDevices      = "devices"
@@ -48,17 +51,14 @@ var _ access.Store = (*Store)(nil)
 // New returns a Store over db. Call EnsureIndexes once before serving.
 func New(db *mongo.Database) *Store { return &Store{db: db} }
 
-// Database is the database the store uses.
-func (s *Store) Database() *mongo.Database { return s.db }
-
 // EnsureIndexes creates the collections' indexes; it is idempotent. The
 // unique ones carry correctness; the others only speed up administrative
 // listings on MongoDB.
 func (s *Store) EnsureIndexes(ctx context.Context) error {
 	// Every collection exists from the start, so an engine-specific step
-	// that runs after this one (the embedded store's _id index) covers all.
+	// that runs after this one (FerretDB's _id index in tests) covers all.
 	for _, name := range []string{collApps, collAccounts, collUsers, collDeletedUsers, collBans, collLastLogins, collLedger,
-		collLicenses, collLicenseUses, collDevices, collSessions, collVariables, collFiles, bucketFiles + ".files", bucketFiles + ".chunks",
+		collMemberships, collLicenses, collLicenseUses, collDevices, collSessions, collVariables, collFiles, bucketFiles + ".files", bucketFiles + ".chunks",
 		collFailures, collKnownSources} {
 		if err := s.db.CreateCollection(ctx, name); err != nil && !isNamespaceExists(err) {
 			return fmt.Errorf("creating collection %s: %w", name, err)
@@ -71,9 +71,12 @@ func (s *Store) EnsureIndexes(ctx context.Context) error {
 	}
 	for _, ix := range []index{
 		{collApps, bson.D{{Key: "api_key", Value: 1}}, true},
-		{collUsers, bson.D{{Key: "app_id", Value: 1}, {Key: "username_key", Value: 1}}, false},
-		{collLicenses, bson.D{{Key: "app_id", Value: 1}}, false},
+		{collUsers, bson.D{{Key: "app_id", Value: 1}, {Key: "username_key", Value: 1}, {Key: "_id", Value: 1}}, false},
+		{collLicenses, bson.D{{Key: "app_id", Value: 1}, {Key: "_id", Value: 1}}, false},
+		{collLicenses, bson.D{{Key: "app_id", Value: 1}, {Key: "used", Value: 1}, {Key: "_id", Value: 1}}, false},
+		{collLicenseUses, bson.D{{Key: "app_id", Value: 1}, {Key: "_id", Value: 1}}, false},
 		{collLicenseUses, bson.D{{Key: "user_id", Value: 1}}, false},
+		{collMemberships, bson.D{{Key: "app_id", Value: 1}, {Key: "is_lifetime", Value: 1}, {Key: "expires_at", Value: 1}}, false},
 		{collLedger, bson.D{{Key: "user_id", Value: 1}}, false},
 		{collSessions, bson.D{{Key: "user_id", Value: 1}}, false},
 		{collSessions, bson.D{{Key: "expires_at", Value: 1}}, false},
@@ -87,6 +90,12 @@ func (s *Store) EnsureIndexes(ctx context.Context) error {
 		if _, err := s.db.Collection(ix.coll).Indexes().CreateOne(ctx, m); err != nil {
 			return fmt.Errorf("creating index on %s: %w", ix.coll, err)
 		}
+	}
+	// Licenses written before the used mark existed are unused until the
+	// claim check of the listing says otherwise.
+	if _, err := s.c(collLicenses).UpdateMany(ctx, bson.D{{Key: "used", Value: bson.D{{Key: "$exists", Value: false}}}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "used", Value: false}}}}); err != nil {
+		return fmt.Errorf("marking licenses: %w", err)
 	}
 	return nil
 }

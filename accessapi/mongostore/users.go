@@ -85,15 +85,19 @@ func (d *userDoc) user() *access.User {
 	return &access.User{ID: d.ID, AppID: d.AppID, Username: d.Username, CreatedAt: d.CreatedAt.UTC()}
 }
 
-// Users implements access.UserStore: the application's users in _id order
-// after the cursor, optionally only the one with this username key.
-func (s *Store) Users(ctx context.Context, appID, usernameKey, after string, limit int) ([]access.User, error) {
-	filter := bson.D{{Key: "app_id", Value: appID}, {Key: "_id", Value: bson.D{{Key: "$gt", Value: after}}}}
-	if usernameKey != "" {
-		filter = append(filter, bson.E{Key: "username_key", Value: usernameKey})
+// Users implements access.UserStore on {app_id, username_key, _id}; the
+// key range starts at the later of the prefix and the cursor.
+func (s *Store) Users(ctx context.Context, appID, prefix string, after access.UserCursor, limit int) ([]access.User, error) {
+	filter := bson.D{
+		{Key: "app_id", Value: appID},
+		{Key: "username_key", Value: bson.D{{Key: "$gte", Value: max(prefix, after.UsernameKey)}, {Key: "$lt", Value: access.PrefixEnd(prefix)}}},
+		{Key: "$or", Value: bson.A{
+			bson.D{{Key: "username_key", Value: bson.D{{Key: "$gt", Value: after.UsernameKey}}}},
+			bson.D{{Key: "username_key", Value: after.UsernameKey}, {Key: "_id", Value: bson.D{{Key: "$gt", Value: after.UserID}}}},
+		}},
 	}
 	var docs []userDoc
-	opts := options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}).SetLimit(int64(limit))
+	opts := options.Find().SetSort(bson.D{{Key: "username_key", Value: 1}, {Key: "_id", Value: 1}}).SetLimit(int64(limit))
 	if err := findAll(ctx, s.c(collUsers), filter, opts, &docs); err != nil {
 		return nil, err
 	}

@@ -1,7 +1,9 @@
-// Package storetest gives tests a real MongoDB-protocol database: the one at
-// APP_ACCESS_TEST_MONGODB_URI when that is set, else an embedded store
-// started once per test binary. Each call returns a fresh database, so tests
-// stay independent. Nothing here is a mock.
+// Package storetest gives tests real stores: an SQLite store in a temporary
+// folder, and a MongoDB-protocol database, the one at
+// APP_ACCESS_TEST_MONGODB_URI when that is set, else an embedded FerretDB
+// started once per test binary. Each call returns a fresh store, so tests
+// stay independent. Nothing here is a mock. Only tests import this package,
+// which keeps FerretDB out of the binary.
 package storetest
 
 import (
@@ -18,10 +20,14 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/appaccess/appaccess/accessapi/access"
 	"github.com/appaccess/appaccess/accessapi/embeddedmongo"
+	"github.com/appaccess/appaccess/accessapi/mongostore"
+	"github.com/appaccess/appaccess/accessapi/sqlitestore"
 )
 
-// EnvURI names the variable that points the tests at an external server.
+// EnvURI names the variable that points the tests at an external server;
+// the value "embedded" selects the embedded FerretDB instead.
 const EnvURI = "APP_ACCESS_TEST_MONGODB_URI"
 
 var shared struct {
@@ -47,7 +53,7 @@ func URI(tb testing.TB) string {
 func start() {
 	shared.once.Do(func() {
 		shared.uri = os.Getenv(EnvURI)
-		if shared.uri == "" {
+		if shared.uri == "" || shared.uri == "embedded" {
 			shared.dir, shared.err = os.MkdirTemp("", "aa-store-")
 			if shared.err != nil {
 				return
@@ -65,6 +71,47 @@ func start() {
 			shared.err = shared.client.Ping(ctx, nil)
 		}
 	})
+}
+
+// SQLite returns a new SQLite store in a temporary folder, closed when the
+// test ends.
+func SQLite(tb testing.TB) *sqlitestore.Store {
+	tb.Helper()
+	s, err := sqlitestore.Open(tb.TempDir())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+// Mongo returns a MongoDB store over a new, empty database, with its
+// indexes.
+func Mongo(tb testing.TB) *mongostore.Store {
+	tb.Helper()
+	name := DatabaseName(tb)
+	s := mongostore.New(shared.client.Database(name))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := s.EnsureIndexes(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	if shared.server != nil {
+		if err := shared.server.IndexIDLookups(ctx, name); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return s
+}
+
+// Default returns the store tests run on: MongoDB when
+// APP_ACCESS_TEST_MONGODB_URI is set, else SQLite.
+func Default(tb testing.TB) access.Store {
+	tb.Helper()
+	if os.Getenv(EnvURI) != "" {
+		return Mongo(tb)
+	}
+	return SQLite(tb)
 }
 
 var unsafeName = regexp.MustCompile(`[^a-zA-Z0-9_]+`)

@@ -1,0 +1,66 @@
+package sqlitestore
+
+import (
+	"context"
+	"time"
+
+	"github.com/appaccess/appaccess/accessapi/access"
+)
+
+// AddFailure implements access.AttemptStore: one row per failure.
+func (s *Store) AddFailure(ctx context.Context, key string, at time.Time) error {
+	_, err := s.exec(ctx, `INSERT INTO failures (key, at) VALUES (?, ?)`, key, ms(at))
+	return err
+}
+
+// Failures implements access.AttemptStore, on the (key, at) index.
+func (s *Store) Failures(ctx context.Context, key string, since time.Time) (int, time.Time, error) {
+	var n, last int64
+	err := s.queryRow(ctx, `SELECT count(*), coalesce(max(at), 0) FROM failures WHERE key = ? AND at >= ?`, key, ms(since)).Scan(&n, &last)
+	if err != nil {
+		return 0, time.Time{}, mapErr(err)
+	}
+	if n == 0 {
+		return 0, time.Time{}, nil
+	}
+	return int(n), fromMS(last), nil
+}
+
+// ClearFailures implements access.AttemptStore.
+func (s *Store) ClearFailures(ctx context.Context, key string) error {
+	_, err := s.exec(ctx, `DELETE FROM failures WHERE key = ?`, key)
+	return err
+}
+
+// DeleteFailuresBefore implements access.AttemptStore.
+func (s *Store) DeleteFailuresBefore(ctx context.Context, t time.Time) (int64, error) {
+	res, err := s.exec(ctx, `DELETE FROM failures WHERE at < ?`, ms(t))
+	if err != nil {
+		return 0, err
+	}
+	n, err := res.RowsAffected()
+	return n, mapErr(err)
+}
+
+// AddKnownSource implements access.AttemptStore; recording a source again
+// keeps the first time.
+func (s *Store) AddKnownSource(ctx context.Context, key, source string, at time.Time) error {
+	_, err := s.exec(ctx, `INSERT INTO known_sources (key, source, at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`, key, source, ms(at))
+	return err
+}
+
+// IsKnownSource implements access.AttemptStore.
+func (s *Store) IsKnownSource(ctx context.Context, key, source string) (bool, error) {
+	var one int
+	err := s.queryRow(ctx, `SELECT 1 FROM known_sources WHERE key = ? AND source = ?`, key, source).Scan(&one)
+	if err != nil {
+		err = mapErr(err)
+		if err == access.ErrNotFound {
+			return false, nil
+		}
+		return false, err
+	}
+	return true, nil
+}
+
+var _ access.AttemptStore = (*Store)(nil)

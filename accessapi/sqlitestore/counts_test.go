@@ -1,0 +1,117 @@
+package sqlitestore
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/appaccess/appaccess/accessapi/access"
+)
+
+// TestAppCounts_ActiveMembersMatchACountOfEveryMember compares the count
+// from the day and hour counters with a count of every member, at moments
+// around hour and day boundaries, as memberships change.
+func TestAppCounts_ActiveMembersMatchACountOfEveryMember(t *testing.T) {
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	base := time.Date(2026, 5, 10, 0, 0, 0, 0, time.UTC)
+	rng := rand.New(rand.NewPCG(1, 2))
+	var users []string
+	for i := range 60 {
+		u := &access.User{ID: fmt.Sprintf("u%02d", i), AppID: "app", Username: fmt.Sprintf("user%02d", i), CreatedAt: base}
+		if err := s.InsertUser(ctx, u); err != nil {
+			t.Fatal(err)
+		}
+		users = append(users, u.ID)
+	}
+	check := func(now time.Time) {
+		t.Helper()
+		c, err := s.AppCounts(ctx, "app", now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want int64
+		err = s.queryRow(ctx, `SELECT count(*) FROM memberships WHERE app_id = 'app' AND (is_lifetime = 1 OR expires_at > ?)`, ms(now)).Scan(&want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.ActiveMembers != want {
+			t.Fatalf("at %v: %d active members, a count of every member says %d", now, c.ActiveMembers, want)
+		}
+	}
+	for round := range 200 {
+		// Grants of up to three days that start up to two days before
+		// base, some lifetime, some revoking it.
+		minutes := int64(rng.IntN(3 * 24 * 60))
+		a := &access.Activation{ID: fmt.Sprintf("a%03d", round), AppID: "app", UserID: users[rng.IntN(len(users))],
+			Type: access.ActivationGrant, OccurredAt: base.Add(-time.Duration(rng.IntN(2*24*60)) * time.Minute), Minutes: &minutes}
+		switch rng.IntN(10) {
+		case 0:
+			a.Minutes, a.GrantsLifetimeAccess = nil, true
+		case 1:
+			a.Minutes, a.RevokesLifetimeAccess = nil, true
+		}
+		if err := s.AppendActivation(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+		if round%20 == 19 {
+			if err := s.DeleteLedger(ctx, users[rng.IntN(len(users))]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, d := range []time.Duration{0, time.Hour - time.Millisecond, time.Hour, 90 * time.Minute, 24*time.Hour - time.Millisecond, 24 * time.Hour, 50 * time.Hour} {
+			check(base.Add(d))
+		}
+		check(base.Add(time.Duration(rng.IntN(4*24*60)) * time.Minute))
+	}
+}
+
+// TestMigrate_FromVersion1CountsExistingMembers opens a database written by
+// the first schema version and checks that the second counts the
+// memberships it holds.
+func TestMigrate_FromVersion1CountsExistingMembers(t *testing.T) {
+	all := migrations
+	defer func() { migrations = all }()
+	migrations = all[:1]
+	dir := t.TempDir()
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	now := time.Date(2026, 5, 10, 12, 0, 0, 0, time.UTC)
+	for i, minutes := range []int64{30, 90, 3000, 0} {
+		u := &access.User{ID: fmt.Sprintf("u%d", i), AppID: "app", Username: fmt.Sprintf("user%d", i), CreatedAt: now}
+		if err := s.InsertUser(ctx, u); err != nil {
+			t.Fatal(err)
+		}
+		a := &access.Activation{ID: "a", AppID: "app", UserID: u.ID, Type: access.ActivationGrant, OccurredAt: now.Add(-time.Hour), Minutes: &minutes}
+		if minutes == 0 {
+			a.Minutes, a.GrantsLifetimeAccess = nil, true
+		}
+		if err := s.AppendActivation(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	migrations = all
+	if s, err = Open(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c, err := s.AppCounts(ctx, "app", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ActiveMembers != 3 {
+		t.Fatalf("%d active members after the migration, want 3", c.ActiveMembers)
+	}
+}

@@ -1,0 +1,41 @@
+package caddymodule
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddytest"
+)
+
+func TestStart_UnusableDataDirIsAnErrorNamingDataDir(t *testing.T) {
+	notADir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notADir, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	caddytest.AssertLoadError(t, `{
+	admin localhost:2999
+	app_access {
+		data_dir "`+filepath.Join(notADir, "data")+`"
+	}
+}
+:9080 {
+	app_access_api
+}`, "caddyfile", "app_access: data_dir")
+}
+
+func TestProvision_UnknownPlaceholdersInSettingsSurvive(t *testing.T) {
+	t.Setenv("AA_TEST_HOST", "db.example")
+	a := &App{MongoDBURI: "mongodb://user:p{ss}w@{env.AA_TEST_HOST}/", DataDir: "/srv/{data}"}
+	if err := a.Provision(caddy.Context{}); err != nil {
+		t.Fatal(err)
+	}
+	if a.uri != "mongodb://user:p{ss}w@db.example/" {
+		t.Errorf("mongodb_uri expanded to %q", a.uri)
+	}
+	if !strings.HasSuffix(a.dataDir, "/srv/{data}") {
+		t.Errorf("data_dir expanded to %q", a.dataDir)
+	}
+}
