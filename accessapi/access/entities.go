@@ -86,4 +86,7 @@ type File struct {
 	Size        int64
 	SHA256      string
 	CreatedAt   time.Time
+	// KeyID names the file key an encrypted file was sealed with (see
+	// FileKeyID), so a wrong key is told before any byte is sent.
+	KeyID string
 }

@@ -3,8 +3,11 @@ package access
 import (
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -181,4 +184,16 @@ func lastChunkIndex(size int64) uint64 {
 		return 0
 	}
 	return uint64((size - 1) / fileChunkSize)
+}
+
+// FileKeyID names a file key without revealing it: the first 8 bytes, in
+// hex, of an HMAC-SHA256 under the key. It is stored with each encrypted
+// file and may be logged.
+func FileKeyID(key []byte) string {
+	if key == nil {
+		return ""
+	}
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte("app-access file key id"))
+	return hex.EncodeToString(m.Sum(nil)[:8])
 }

@@ -41,6 +41,9 @@ func (s *Service) UploadFile(ctx context.Context, appID string, up FileUpload, r
 		return nil, Invalid(fields...)
 	}
 	f := &File{ID: uuid.NewString(), AppID: appID, Name: up.Name, MimeType: up.MimeType, IsEncrypted: up.Encrypted, CreatedAt: s.Now()}
+	if up.Encrypted {
+		f.KeyID = FileKeyID(s.fileKey)
+	}
 	digest := sha256.New()
 	counted := &countingReader{r: io.TeeReader(r, digest)}
 	var stored io.Reader = counted
@@ -100,6 +103,9 @@ func (s *Service) OpenFile(ctx context.Context, f *File, offset int64) (io.ReadC
 	aead, err := fileAEAD(s.fileKey)
 	if err != nil {
 		return nil, fmt.Errorf("file %s is encrypted: %w", f.ID, err)
+	}
+	if have := FileKeyID(s.fileKey); f.KeyID != "" && f.KeyID != have {
+		return nil, fmt.Errorf("file %s was encrypted with file key %s, but the configured file key is %s", f.ID, f.KeyID, have)
 	}
 	head, err := s.store.OpenFile(ctx, f.ID, 0)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -201,5 +202,31 @@ func TestUploadFile_SizeAndHashOfThePlainText(t *testing.T) {
 		if err != nil || !bytes.Equal(got, data[100:]) {
 			t.Fatalf("encrypted %v: read back %d bytes, %v", encrypted, len(got), err)
 		}
+	}
+}
+
+func TestOpenFile_AWrongFileKeyFailsBeforeAnyByte(t *testing.T) {
+	f := newFixture(t, access.AppSettings{})
+	ctx := context.Background()
+	right := access.NewService(f.store, access.Config{Argon2: cheapArgon2, FileKey: bytes.Repeat([]byte{7}, access.FileKeySize)})
+	file, err := right.UploadFile(ctx, f.app.ID, access.FileUpload{Name: "s.bin", Encrypted: true}, bytes.NewReader([]byte("secret bytes")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if file.KeyID == "" || file.KeyID != access.FileKeyID(bytes.Repeat([]byte{7}, access.FileKeySize)) {
+		t.Fatalf("key id %q", file.KeyID)
+	}
+	wrong := access.NewService(f.store, access.Config{Argon2: cheapArgon2, FileKey: bytes.Repeat([]byte{8}, access.FileKeySize)})
+	stored, err := wrong.FileOf(ctx, f.app.ID, file.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := wrong.OpenFile(ctx, stored, 0)
+	if err == nil {
+		rc.Close()
+		t.Fatal("a file sealed under another key opened")
+	}
+	if !strings.Contains(err.Error(), file.KeyID) {
+		t.Fatalf("the error does not name the file's key: %v", err)
 	}
 }

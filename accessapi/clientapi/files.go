@@ -45,21 +45,28 @@ func (h *Handler) downloadFile(w http.ResponseWriter, r *http.Request, app *acce
 		start, length, status = s, e-s+1, http.StatusPartialContent
 		hdr.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", s, e, f.Size))
 	}
+	// The file is opened before any header of the answer is set, so a
+	// failure to open it (a wrong file key) is a clean problem answer.
+	var rc io.ReadCloser
+	if r.Method != http.MethodHead {
+		var err error
+		if rc, err = h.svc().OpenFile(r.Context(), f, start); err != nil {
+			for _, k := range []string{"Content-Range", "ETag", "Accept-Ranges"} {
+				hdr.Del(k)
+			}
+			return err
+		}
+		defer rc.Close()
+	}
 	hdr.Set("Cache-Control", "private, no-cache")
 	hdr.Set("Content-Type", f.MimeType)
 	hdr.Set("X-Content-Type-Options", "nosniff")
 	hdr.Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", f.Name))
 	hdr.Set("Content-Length", strconv.FormatInt(length, 10))
-	if r.Method == http.MethodHead {
-		w.WriteHeader(status)
+	w.WriteHeader(status)
+	if rc == nil {
 		return nil
 	}
-	rc, err := h.svc().OpenFile(r.Context(), f, start)
-	if err != nil {
-		return err
-	}
-	defer rc.Close()
-	w.WriteHeader(status)
 	if _, err := io.CopyN(w, rc, length); err != nil {
 		// The status is sent; all that is left is to log and cut the body.
 		h.logger.Warn("file download interrupted")

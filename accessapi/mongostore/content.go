@@ -62,12 +62,13 @@ type fileDoc struct {
 	IsEncrypted bool      `bson:"is_encrypted"`
 	Size        int64     `bson:"size"`
 	SHA256      string    `bson:"sha256"`
+	KeyID       string    `bson:"key_id,omitempty"`
 	CreatedAt   time.Time `bson:"created_at"`
 }
 
 func (d *fileDoc) file() access.File {
 	return access.File{ID: d.ID, AppID: d.AppID, Name: d.Name, MimeType: d.MimeType, IsEncrypted: d.IsEncrypted,
-		Size: d.Size, SHA256: d.SHA256, CreatedAt: d.CreatedAt.UTC()}
+		Size: d.Size, SHA256: d.SHA256, CreatedAt: d.CreatedAt.UTC(), KeyID: d.KeyID}
 }
 
 func (s *Store) bucket() *mongo.GridFSBucket {
@@ -88,7 +89,7 @@ func (s *Store) PutFileContents(ctx context.Context, fileID string, r io.Reader)
 // stored file visible.
 func (s *Store) InsertFile(ctx context.Context, f *access.File) error {
 	return s.insert(ctx, collFiles, fileDoc{ID: f.ID, AppID: f.AppID, Name: f.Name, MimeType: f.MimeType,
-		IsEncrypted: f.IsEncrypted, Size: f.Size, SHA256: f.SHA256, CreatedAt: f.CreatedAt})
+		IsEncrypted: f.IsEncrypted, Size: f.Size, SHA256: f.SHA256, CreatedAt: f.CreatedAt, KeyID: f.KeyID})
 }
 
 // Files implements access.ContentStore.

@@ -72,17 +72,17 @@ func (s *Store) deleteChunks(fileID string) {
 
 // InsertFile implements access.ContentStore.
 func (s *Store) InsertFile(ctx context.Context, f *access.File) error {
-	_, err := s.exec(ctx, `INSERT INTO files (id, app_id, name, mime_type, is_encrypted, size, sha256, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, f.ID, f.AppID, f.Name, f.MimeType, boolInt(f.IsEncrypted), f.Size, f.SHA256, ms(f.CreatedAt))
+	_, err := s.exec(ctx, `INSERT INTO files (`+fileColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		f.ID, f.AppID, f.Name, f.MimeType, boolInt(f.IsEncrypted), f.Size, f.SHA256, ms(f.CreatedAt), f.KeyID)
 	return err
 }
 
-const fileColumns = `id, app_id, name, mime_type, is_encrypted, size, sha256, created_at`
+const fileColumns = `id, app_id, name, mime_type, is_encrypted, size, sha256, created_at, key_id`
 
 func scanFile(row interface{ Scan(...any) error }) (*access.File, error) {
 	var f access.File
 	var created int64
-	if err := row.Scan(&f.ID, &f.AppID, &f.Name, &f.MimeType, &f.IsEncrypted, &f.Size, &f.SHA256, &created); err != nil {
+	if err := row.Scan(&f.ID, &f.AppID, &f.Name, &f.MimeType, &f.IsEncrypted, &f.Size, &f.SHA256, &created, &f.KeyID); err != nil {
 		return nil, mapErr(err)
 	}
 	f.CreatedAt = fromMS(created)

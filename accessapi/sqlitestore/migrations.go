@@ -219,12 +219,14 @@ CREATE TRIGGER membership_ends_update AFTER UPDATE ON memberships BEGIN
 END;
 `,
 	// 3: the settings of the security work (the token's device rule, the
-	// session cap, throttling overrides as JSON), failed attempts (one row
-	// each) and the sources known to have logged in to an account.
+	// session cap, throttling overrides as JSON), the key id of encrypted
+	// files, failed attempts (one row each) and the sources known to have
+	// logged in to an account.
 	`
 ALTER TABLE apps ADD COLUMN token_requires_hardware_id INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE apps ADD COLUMN max_sessions INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE apps ADD COLUMN throttle TEXT NOT NULL DEFAULT '{}';
+ALTER TABLE files ADD COLUMN key_id TEXT NOT NULL DEFAULT '';
 
 CREATE TABLE failures (
 	id INTEGER PRIMARY KEY,
