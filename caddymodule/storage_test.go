@@ -8,6 +8,9 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddytest"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 )
 
 func TestStart_UnusableDataDirIsAnErrorNamingDataDir(t *testing.T) {
@@ -37,5 +40,14 @@ func TestProvision_UnknownPlaceholdersInSettingsSurvive(t *testing.T) {
 	}
 	if !strings.HasSuffix(a.dataDir, "/srv/{data}") {
 		t.Errorf("data_dir expanded to %q", a.dataDir)
+	}
+}
+
+func TestSessionCleanup_APanicIsLoggedNotFatal(t *testing.T) {
+	core, logs := observer.New(zapcore.ErrorLevel)
+	a := &App{logger: zap.New(core)}
+	a.deleteExpiredSessions(nil) // a nil service panics inside
+	if logs.FilterMessage("deleting expired sessions panicked").Len() != 1 {
+		t.Fatalf("logged %v, want the panic", logs.All())
 	}
 }

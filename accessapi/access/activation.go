@@ -170,7 +170,7 @@ func (s *Service) completeUse(ctx context.Context, use *LicenseUse, g Grant) err
 	}
 	// A repair racing the request it repairs may append the entry twice;
 	// it counts once.
-	if err := FinishRedemption(ctx, s.store, redemptionOf(use, g)); err != nil {
+	if err := finishRedemption(ctx, s.store, redemptionOf(use, g)); err != nil {
 		return wrapStore(err, "completing license use")
 	}
 	s.emit(ctx, Event{Kind: EventLicenseActivated, AppID: use.AppID, UserID: use.UserID, LicenseID: use.LicenseID})

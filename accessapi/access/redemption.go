@@ -32,11 +32,11 @@ func RedeemInOrder(ctx context.Context, st RedemptionSteps, r *Redemption) error
 	if err := st.InsertLicenseUse(ctx, r.Use, r.Grant); err != nil {
 		return err
 	}
-	return FinishRedemption(ctx, st, r)
+	return finishRedemption(ctx, st, r)
 }
 
-// FinishRedemption does the writes that follow a claim; each is idempotent.
-func FinishRedemption(ctx context.Context, st RedemptionSteps, r *Redemption) error {
+// finishRedemption does the writes that follow a claim; each is idempotent.
+func finishRedemption(ctx context.Context, st RedemptionSteps, r *Redemption) error {
 	if err := st.MarkLicenseUsed(ctx, r.Use.LicenseID); err != nil {
 		return fmt.Errorf("marking license used: %w", notDuplicate(err))
 	}

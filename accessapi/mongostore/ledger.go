@@ -72,20 +72,42 @@ type membershipDoc struct {
 	Entries    int        `bson:"entries"`
 }
 
+//
+// On MongoDB the conditional replace is atomic. A server whose updates are
+// not (FerretDB, the test server) can let a summary of a shorter ledger
+// overwrite a longer one, so each writer reads the summary back and writes
+// again while it is behind the ledger as it is now (read again, not the one
+// it summarised): whichever writer finishes last leaves a summary of the
+// whole ledger.
 func (s *Store) summarize(ctx context.Context, appID, userID string) error {
-	ledger, err := s.Ledger(ctx, userID)
-	if err != nil {
-		return err
+	for range 8 {
+		ledger, err := s.Ledger(ctx, userID)
+		if err != nil {
+			return err
+		}
+		m := access.MembershipOf(ledger)
+		d := membershipDoc{ID: userID, AppID: appID, IsLifetime: m.IsLifetime, ExpiresAt: m.ExpiresAt, Entries: len(ledger)}
+		_, err = s.c(collMemberships).ReplaceOne(ctx,
+			bson.D{{Key: "_id", Value: userID}, {Key: "entries", Value: bson.D{{Key: "$lt", Value: len(ledger)}}}},
+			d, options.Replace().SetUpsert(true))
+		if err = mapErr(err); err != nil && !isDuplicate(err) {
+			return err // a duplicate means a summary of a longer ledger is there
+		}
+		var now membershipDoc
+		if err := s.byID(ctx, collMemberships, userID, &now); err != nil {
+			return err
+		}
+		if now.Entries >= len(ledger) {
+			fresh, err := s.Ledger(ctx, userID)
+			if err != nil {
+				return err
+			}
+			if now.Entries >= len(fresh) {
+				return nil
+			}
+		}
 	}
-	m := access.MembershipOf(ledger)
-	d := membershipDoc{ID: userID, AppID: appID, IsLifetime: m.IsLifetime, ExpiresAt: m.ExpiresAt, Entries: len(ledger)}
-	_, err = s.c(collMemberships).ReplaceOne(ctx,
-		bson.D{{Key: "_id", Value: userID}, {Key: "entries", Value: bson.D{{Key: "$lt", Value: len(ledger)}}}},
-		d, options.Replace().SetUpsert(true))
-	if err = mapErr(err); isDuplicate(err) {
-		return nil // a summary of a longer ledger is there
-	}
-	return err
+	return fmt.Errorf("membership summary of user %s: concurrent writers keep overtaking", userID)
 }
 
 // Activations implements access.ActivationLedger: a range of _id; the
