@@ -72,7 +72,6 @@ type membershipDoc struct {
 	Entries    int        `bson:"entries"`
 }
 
-//
 // On MongoDB the conditional replace is atomic. A server whose updates are
 // not (FerretDB, the test server) can let a summary of a shorter ledger
 // overwrite a longer one, so each writer reads the summary back and writes
