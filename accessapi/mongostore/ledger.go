@@ -72,7 +72,8 @@ type membershipDoc struct {
 	Entries    int        `bson:"entries"`
 }
 
-// On MongoDB the conditional replace is atomic. A server whose updates are
+// summarize writes the user's membership summary from the ledger. On
+// MongoDB the conditional replace is atomic. A server whose updates are
 // not (FerretDB, the test server) can let a summary of a shorter ledger
 // overwrite a longer one, so each writer reads the summary back and writes
 // again while it is behind the ledger as it is now (read again, not the one
