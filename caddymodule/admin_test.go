@@ -290,3 +290,57 @@ func TestAdminVariablesAndFiles_ReachTheClients(t *testing.T) {
 	expect(t, request(t, "DELETE", base+"/variables/version", nil, nil), 204, "")
 	expect(t, request(t, "DELETE", base+"/variables/version", nil, nil), 404, "not_found")
 }
+
+func TestAdminListings_CountsPrefixAndActivations(t *testing.T) {
+	startServer(t, "", "")
+	a := createApp(t, nil)
+	for _, name := range []string{"alba", "Alberto", "bruno"} {
+		signUp(t, a, name, "vortex-lamp-71")
+	}
+	id := activeUser(t, a, "alfred", "vortex-lamp-71")
+	for range 3 {
+		expect(t, request(t, "POST", adminBase+"/apps/"+a.id+"/users/"+id+"/grant", nil, map[string]any{"minutes": 5}), 201, "")
+	}
+	issueCode(t, a, map[string]any{"minutes": 60})
+
+	r := request(t, "GET", adminBase+"/apps/"+a.id, nil, nil)
+	expect(t, r, 200, "")
+	want := map[string]any{"licenses": 2.0, "licenses_used": 1.0, "licenses_unused": 1.0, "users": 4.0, "active_members": 1.0}
+	if fmt.Sprint(r.obj("counts")) != fmt.Sprint(want) {
+		t.Fatalf("counts %v, want %v", r.obj("counts"), want)
+	}
+
+	var names []string
+	after := ""
+	for {
+		p := request(t, "GET", fmt.Sprintf("%s/apps/%s/users?prefix=AL&limit=2&after=%s", adminBase, a.id, after), nil, nil)
+		expect(t, p, 200, "")
+		for _, u := range p.body["users"].([]any) {
+			names = append(names, u.(map[string]any)["username"].(string))
+		}
+		next, _ := p.body["next"].(string)
+		if next == "" {
+			break
+		}
+		after = next
+	}
+	if fmt.Sprint(names) != "[alba Alberto alfred]" {
+		t.Fatalf("users by prefix AL: %v", names)
+	}
+
+	var seen int
+	after = ""
+	for {
+		p := request(t, "GET", fmt.Sprintf("%s/apps/%s/users/%s/activations?limit=3&after=%s", adminBase, a.id, id, after), nil, nil)
+		expect(t, p, 200, "")
+		seen += len(p.body["activations"].([]any))
+		next, _ := p.body["next"].(string)
+		if next == "" {
+			break
+		}
+		after = next
+	}
+	if seen != 4 {
+		t.Fatalf("%d activations listed, want 4", seen)
+	}
+}

@@ -1,6 +1,8 @@
 package caddymodule
 
 import (
+	"strconv"
+
 	"github.com/spf13/cobra"
 
 	"github.com/appaccess/appaccess/accessapi/adminclient"
@@ -20,6 +22,29 @@ var appColumns = []column[wire.App]{
 	{"token_requires_hardware_id", func(a wire.App) string { return yesNo(a.TokenRequiresHardwareID) }},
 	{"max_sessions", func(a wire.App) string { return number(a.MaxSessions) }},
 	{"created_at", func(a wire.App) string { return a.CreatedAt }},
+}
+
+// appShowColumns are apps show's: the settings, then the counts.
+var appShowColumns = append(appColumns[:len(appColumns):len(appColumns)], []column[wire.App]{
+	{"licenses", func(a wire.App) string { return count(a.Counts, func(c wire.AppCounts) int64 { return c.Licenses }) }},
+	{"licenses_used", func(a wire.App) string {
+		return count(a.Counts, func(c wire.AppCounts) int64 { return c.LicensesUsed })
+	}},
+	{"licenses_unused", func(a wire.App) string {
+		return count(a.Counts, func(c wire.AppCounts) int64 { return c.LicensesUnused })
+	}},
+	{"users", func(a wire.App) string { return count(a.Counts, func(c wire.AppCounts) int64 { return c.Users }) }},
+	{"active_members", func(a wire.App) string {
+		return count(a.Counts, func(c wire.AppCounts) int64 { return c.ActiveMembers })
+	}},
+}...)
+
+// count is one of an application's counts, or "-" where none were sent.
+func count(c *wire.AppCounts, pick func(wire.AppCounts) int64) string {
+	if c == nil {
+		return "-"
+	}
+	return strconv.FormatInt(pick(*c), 10)
 }
 
 // appListColumns are the columns of apps list: no secret is ever listed.
@@ -88,8 +113,8 @@ func (c *cli) appsCommand() *cobra.Command {
 			appListColumns, func(cmd *cobra.Command, cl *adminclient.Client, _ []string) (*wire.Page[wire.App], error) {
 				return cl.Apps(cmd.Context())
 			}),
-		showCommand(c, &cobra.Command{Use: "show APP_ID", Short: "Show an application", Args: cobra.ExactArgs(1)},
-			appColumns, func(cmd *cobra.Command, cl *adminclient.Client, args []string) (*wire.App, error) {
+		showCommand(c, &cobra.Command{Use: "show APP_ID", Short: "Show an application and its counts", Args: cobra.ExactArgs(1)},
+			appShowColumns, func(cmd *cobra.Command, cl *adminclient.Client, args []string) (*wire.App, error) {
 				return cl.App(cmd.Context(), args[0])
 			}),
 		doneCommand(c, &cobra.Command{Use: "delete APP_ID", Short: "Delete an application", Args: cobra.ExactArgs(1)},

@@ -68,10 +68,10 @@ func printUser(p printer, u *wire.UserDetail) error {
 
 func (c *cli) usersCommand() *cobra.Command {
 	var (
-		app, username, after, reason, note string
-		minutes                            int64
-		lifetime, revokes                  bool
-		limit                              int
+		app, username, prefix, after, reason, note string
+		minutes                                    int64
+		lifetime, revokes                          bool
+		limit                                      int
 	)
 	users := &cobra.Command{Use: "users", Short: "End users"}
 	// action is a subcommand that acts on one user and prints "done".
@@ -83,9 +83,10 @@ func (c *cli) usersCommand() *cobra.Command {
 	}
 	list := listCommand(c, appScoped(&cobra.Command{Use: "list", Short: "List users", Args: cobra.NoArgs}, &app),
 		userListColumns, func(cmd *cobra.Command, cl *adminclient.Client, _ []string) (*wire.Page[wire.UserSummary], error) {
-			return cl.Users(cmd.Context(), app, adminclient.UserQuery{Username: username, After: after, Limit: limit})
+			return cl.Users(cmd.Context(), app, adminclient.UserQuery{Username: username, Prefix: prefix, After: after, Limit: limit})
 		})
 	list.Flags().StringVar(&username, "username", "", "find the user with this name")
+	list.Flags().StringVar(&prefix, "prefix", "", "list the users whose name starts with this")
 	list.Flags().StringVar(&after, "after", "", "the cursor of the next page")
 	list.Flags().IntVar(&limit, "limit", 0, "page size (1..1000)")
 
@@ -127,7 +128,14 @@ func (c *cli) usersCommand() *cobra.Command {
 			return cl.ResetPassword(ctx, app, id, password)
 		})
 
-	users.AddCommand(list, show, ban, grant, resetPassword,
+	activations := listCommand(c, appScoped(&cobra.Command{Use: "activations USER_ID", Short: "List a user's ledger of activations, a page at a time", Args: cobra.ExactArgs(1)}, &app),
+		ledgerColumns, func(cmd *cobra.Command, cl *adminclient.Client, args []string) (*wire.Page[wire.LedgerEntry], error) {
+			return cl.Activations(cmd.Context(), app, args[0], after, limit)
+		})
+	activations.Flags().StringVar(&after, "after", "", "the cursor of the next page")
+	activations.Flags().IntVar(&limit, "limit", 0, "page size (1..1000)")
+
+	users.AddCommand(list, show, ban, grant, resetPassword, activations,
 		action("unban USER_ID", "Lift a ban", (*adminclient.Client).UnbanUser),
 		action("reset-devices USER_ID", "Free all device slots", (*adminclient.Client).ResetDevices),
 		action("end-sessions USER_ID", "End all sessions", (*adminclient.Client).EndSessions),

@@ -85,7 +85,14 @@ func showApp(w http.ResponseWriter, r *http.Request, svc *access.Service) error 
 	if err != nil {
 		return err
 	}
-	httpx.WriteJSON(w, http.StatusOK, publicAppView(app))
+	c, err := svc.AppCounts(r.Context(), app.ID)
+	if err != nil {
+		return err
+	}
+	out := publicAppView(app)
+	out.Counts = &wire.AppCounts{Licenses: c.Licenses, LicensesUsed: c.LicensesUsed, LicensesUnused: c.LicensesUnused,
+		Users: c.Users, ActiveMembers: c.ActiveMembers}
+	httpx.WriteJSON(w, http.StatusOK, out)
 	return nil
 }
 

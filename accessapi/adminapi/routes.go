@@ -23,6 +23,7 @@ func (h *Handler) routes() map[string]route {
 
 		"GET /apps/{app}/users":                    listUsers,
 		"GET /apps/{app}/users/{user}":             showUser,
+		"GET /apps/{app}/users/{user}/activations": listActivations,
 		"DELETE /apps/{app}/users/{user}":          userAction((*access.Service).DeleteUser),
 		"POST /apps/{app}/users/{user}/ban":        banUser,
 		"POST /apps/{app}/users/{user}/unban":      userAction((*access.Service).UnbanUser),

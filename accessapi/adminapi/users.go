@@ -9,21 +9,41 @@ import (
 	"github.com/appaccess/appaccess/accessapi/wire"
 )
 
-// listUsers serves GET /apps/{app}/users?username=&limit=&after=.
+// listUsers serves GET /apps/{app}/users?prefix=&username=&limit=&after=:
+// users in username order (ignoring case), those whose name starts with
+// prefix, or the one named username.
 func listUsers(w http.ResponseWriter, r *http.Request, svc *access.Service) error {
 	page, err := pageQueryOf(r)
 	if err != nil {
 		return err
 	}
-	users, err := svc.Users(r.Context(), r.PathValue("app"), r.URL.Query().Get("username"), page.after, page.limit)
+	q := r.URL.Query()
+	if name := q.Get("username"); name != "" {
+		users, err := svc.Users(r.Context(), r.PathValue("app"), name, "", 1)
+		if err != nil {
+			return err
+		}
+		return writePage(w, users, "", userSummaryView)
+	}
+	p, err := svc.ListUsers(r.Context(), r.PathValue("app"), access.UserFilter{UsernamePrefix: q.Get("prefix")}, page.after, page.limit)
 	if err != nil {
 		return err
 	}
-	next := ""
-	if len(users) == page.limit {
-		next = users[len(users)-1].ID
+	return writePage(w, p.Items, p.Next, userSummaryView)
+}
+
+// listActivations serves GET /apps/{app}/users/{user}/activations: the
+// user's ledger, oldest first, a page at a time.
+func listActivations(w http.ResponseWriter, r *http.Request, svc *access.Service) error {
+	page, err := pageQueryOf(r)
+	if err != nil {
+		return err
 	}
-	return writePage(w, users, next, userSummaryView)
+	p, err := svc.UserActivations(r.Context(), r.PathValue("app"), r.PathValue("user"), page.after, page.limit)
+	if err != nil {
+		return err
+	}
+	return writePage(w, p.Items, p.Next, ledgerEntryView)
 }
 
 // showUser serves GET /apps/{app}/users/{user}.

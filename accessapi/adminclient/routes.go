@@ -101,6 +101,8 @@ func (c *Client) DeleteLicense(ctx context.Context, appID, licenseID string) err
 type UserQuery struct {
 	// Username finds the user with this name, ignoring case.
 	Username string
+	// Prefix lists the users whose name starts with it, ignoring case.
+	Prefix string
 	// After is the Next cursor of the previous page.
 	After string
 	// Limit is the page size, 1 to 1000; 0 takes the server's default.
@@ -113,8 +115,18 @@ func (c *Client) Users(ctx context.Context, appID string, q UserQuery) (*wire.Pa
 	if q.Username != "" {
 		v.Set("username", q.Username)
 	}
+	if q.Prefix != "" {
+		v.Set("prefix", q.Prefix)
+	}
 	var out wire.Page[wire.UserSummary]
 	return &out, c.get(ctx, "/apps/"+seg(appID)+"/users", v, &out)
+}
+
+// Activations calls GET /apps/{app}/users/{user}/activations: a page of
+// the user's ledger after the cursor.
+func (c *Client) Activations(ctx context.Context, appID, userID, after string, limit int) (*wire.Page[wire.LedgerEntry], error) {
+	var out wire.Page[wire.LedgerEntry]
+	return &out, c.get(ctx, userPath(appID, userID, "/activations"), pageValues(after, limit), &out)
 }
 
 // User calls GET /apps/{app}/users/{user}.

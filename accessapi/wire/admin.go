@@ -62,6 +62,18 @@ type App struct {
 	// Throttle holds the application's throttling overrides, if any.
 	Throttle  *Throttle `json:"throttle,omitempty"`
 	CreatedAt string    `json:"created_at"`
+	// Counts are shown by GET /apps/{id} only.
+	Counts *AppCounts `json:"counts,omitempty"`
+}
+
+// AppCounts are an application's totals, read in constant time.
+type AppCounts struct {
+	Licenses       int64 `json:"licenses"`
+	LicensesUsed   int64 `json:"licenses_used"`
+	LicensesUnused int64 `json:"licenses_unused"`
+	Users          int64 `json:"users"`
+	// ActiveMembers are the users whose membership is active now.
+	ActiveMembers int64 `json:"active_members"`
 }
 
 // ListName implements Listable.
@@ -136,6 +148,9 @@ type LedgerEntry struct {
 	Activation
 	Note string `json:"note,omitempty"`
 }
+
+// ListName implements Listable.
+func (LedgerEntry) ListName() string { return "activations" }
 
 // UserDetail is everything an administrator sees about a user.
 type UserDetail struct {
