@@ -41,6 +41,10 @@ func Run(t *testing.T, newStore NewStore) {
 		{"AppCounts_CountLicensesUsersAndActiveMembers", testCounts},
 		{"Files_ContentsReadFromAnyOffset", testFiles},
 		{"Variables_LastWriteWins", testVariables},
+		{"Apps_SecuritySettingsSurviveAReplace", testAppSecuritySettings},
+		{"SetAccountPassword_ReplacesTheHash", testAccountPassword},
+		{"UserSessions_OldestFirst", testUserSessions},
+		{"Attempts_CountedPerKeyClearedAndPruned", testAttempts},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStore(t)) })

@@ -1,0 +1,105 @@
+package conformance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/appaccess/appaccess/accessapi/access"
+)
+
+// testAppSecuritySettings: the settings of the security work survive a
+// write and a replace.
+func testAppSecuritySettings(t *testing.T, s access.Store) {
+	ctx := context.Background()
+	a := newApp(t, s)
+	a.TokenRequiresHardwareID, a.MaxSessions = true, 3
+	a.Throttle = access.ThrottlePolicy{CodeFree: 2, MaxDelay: time.Minute, Window: 2 * time.Hour}
+	must(t, s.ReplaceApp(ctx, a))
+	got, err := s.AppByID(ctx, a.ID)
+	must(t, err)
+	if !got.TokenRequiresHardwareID || got.MaxSessions != 3 || got.Throttle != a.Throttle {
+		t.Fatalf("read back %+v, want the settings of %+v", got, a)
+	}
+}
+
+// testAccountPassword: a password is replaced in place; a missing account
+// is ErrNotFound.
+func testAccountPassword(t *testing.T, s access.Store) {
+	ctx := context.Background()
+	a := newApp(t, s)
+	u := newUser(t, s, a.ID, "pat")
+	key := access.UsernameKey("pat")
+	must(t, s.SetAccountPassword(ctx, a.ID, key, "$argon2id$new"))
+	acct, err := s.AccountByName(ctx, a.ID, key)
+	must(t, err)
+	if acct.PasswordHash != "$argon2id$new" || acct.ID != u.ID {
+		t.Fatalf("account %+v", acct)
+	}
+	wantErr(t, s.SetAccountPassword(ctx, a.ID, "nobody", "x"), access.ErrNotFound, "password of a missing account")
+}
+
+// testUserSessions: a user's sessions come oldest first, others' not at all.
+func testUserSessions(t *testing.T, s access.Store) {
+	ctx := context.Background()
+	a := newApp(t, s)
+	u, other := newUser(t, s, a.ID, "sam"), newUser(t, s, a.ID, "tom")
+	for i, at := range []time.Duration{2 * time.Minute, 0, time.Minute} {
+		must(t, s.InsertSession(ctx, &access.Session{TokenHash: fmt.Sprintf("h%d", i), AppID: a.ID, UserID: u.ID,
+			CreatedAt: epoch.Add(at), ExpiresAt: epoch.Add(time.Hour)}))
+	}
+	must(t, s.InsertSession(ctx, &access.Session{TokenHash: "theirs", AppID: a.ID, UserID: other.ID, CreatedAt: epoch, ExpiresAt: epoch.Add(time.Hour)}))
+	got, err := s.UserSessions(ctx, u.ID)
+	must(t, err)
+	var order []string
+	for _, x := range got {
+		order = append(order, x.TokenHash)
+	}
+	if fmt.Sprint(order) != "[h1 h2 h0]" {
+		t.Fatalf("sessions %v, want [h1 h2 h0] (oldest first)", order)
+	}
+}
+
+// testAttempts: failures are counted per key within a window, sixteen
+// concurrent ones all counted, cleared per key and pruned by age; known
+// sources are remembered once.
+func testAttempts(t *testing.T, s access.Store) {
+	ctx := context.Background()
+	errs := race(16, func(i int) error { return s.AddFailure(ctx, "k1", epoch.Add(time.Duration(i)*time.Second)) })
+	must(t, errors.Join(errs...))
+	must(t, s.AddFailure(ctx, "k2", epoch))
+	n, last, err := s.Failures(ctx, "k1", epoch)
+	must(t, err)
+	if n != 16 || !last.Equal(epoch.Add(15*time.Second)) {
+		t.Fatalf("failures %d, last %v; want 16, %v", n, last, epoch.Add(15*time.Second))
+	}
+	if n, _, _ := s.Failures(ctx, "k1", epoch.Add(10*time.Second)); n != 6 {
+		t.Fatalf("failures in the window: %d, want 6", n)
+	}
+	if n, last, _ := s.Failures(ctx, "none", epoch); n != 0 || !last.IsZero() {
+		t.Fatalf("failures of an unknown key: %d %v", n, last)
+	}
+	must(t, s.ClearFailures(ctx, "k1"))
+	if n, _, _ := s.Failures(ctx, "k1", epoch); n != 0 {
+		t.Fatalf("%d failures after clearing", n)
+	}
+	pruned, err := s.DeleteFailuresBefore(ctx, epoch.Add(time.Second))
+	must(t, err)
+	if n, _, _ := s.Failures(ctx, "k2", epoch); pruned != 1 || n != 0 {
+		t.Fatalf("pruned %d, %d left", pruned, n)
+	}
+
+	if ok, err := s.IsKnownSource(ctx, "acct", "src"); err != nil || ok {
+		t.Fatalf("an unknown source: %v %v", ok, err)
+	}
+	must(t, s.AddKnownSource(ctx, "acct", "src", epoch))
+	must(t, s.AddKnownSource(ctx, "acct", "src", epoch.Add(time.Hour))) // again: no error
+	if ok, err := s.IsKnownSource(ctx, "acct", "src"); err != nil || !ok {
+		t.Fatalf("a known source: %v %v", ok, err)
+	}
+	if ok, _ := s.IsKnownSource(ctx, "other", "src"); ok {
+		t.Fatal("a source known to one account is known to another")
+	}
+}
