@@ -25,7 +25,7 @@ func activeApp(t *testing.T) *App {
 }
 
 func TestReload_KeepsOneMongoDBClient(t *testing.T) {
-	s := startServer(t, "", "")
+	s := startMongoServer(t)
 	a := createApp(t, nil)
 	before := activeApp(t)
 	key := connectionKey(before.uri, before.dataDir)

@@ -96,7 +96,8 @@ func globalOptions() string {
 // loadError loads a Caddyfile config that must fail and returns the error.
 func loadError(t *testing.T, caddyfile string) string {
 	t.Helper()
-	newTester(t) // makes sure the in-process Caddy runs
+	// Make sure the in-process Caddy runs, on an empty config.
+	newTester(t).InitServer(fmt.Sprintf("{\n\tadmin localhost:%d\n\tpersist_config off\n}\n", adminPort), "caddyfile")
 	var res *http.Response
 	// The admin endpoint restarts after each load; retry while it does.
 	for attempt := 0; ; attempt++ {
@@ -121,11 +122,12 @@ func loadError(t *testing.T, caddyfile string) string {
 	return string(body)
 }
 
-// server is a running Caddy with App Access on a database of its own.
+// server is a running Caddy with App Access on a store of its own.
 type server struct {
-	t        *testing.T
-	tester   *caddytest.Tester
-	database string
+	t      *testing.T
+	tester *caddytest.Tester
+	// store holds the app_access options that choose the store.
+	store string
 	// logDir, when set, holds every log of the server: all.log (every
 	// logger at DEBUG) and one access log per site.
 	logDir string
@@ -148,15 +150,39 @@ const relaxedThrottle = `throttle {
 // upstream is set, the guard in front of it on guardPort.
 func startServer(t *testing.T, upstream string, guardOptions string) *server {
 	t.Helper()
-	s := &server{t: t, tester: newTester(t), database: storetest.DatabaseName(t)}
+	s := &server{t: t, tester: newTester(t), store: defaultStore(t)}
 	s.tester.InitServer(s.config(upstream, guardOptions), "caddyfile")
+	return s
+}
+
+// defaultStore is the embedded SQLite store in the test's temporary
+// folder, what a user runs by default; or, when APP_ACCESS_TEST_MONGODB_URI
+// is set, a database of its own on that server.
+func defaultStore(t *testing.T) string {
+	if os.Getenv(storetest.EnvURI) != "" {
+		return mongoStore(t)
+	}
+	return fmt.Sprintf("data_dir %q", t.TempDir())
+}
+
+// mongoStore is a database of the test's own on the MongoDB-protocol test
+// server (FerretDB in-process, or APP_ACCESS_TEST_MONGODB_URI).
+func mongoStore(t *testing.T) string {
+	return fmt.Sprintf("mongodb_uri %q\n\t\tdatabase %s", storetest.URI(t), storetest.DatabaseName(t))
+}
+
+// startMongoServer is startServer on the MongoDB-protocol test server.
+func startMongoServer(t *testing.T) *server {
+	t.Helper()
+	s := &server{t: t, tester: newTester(t), store: mongoStore(t)}
+	s.tester.InitServer(s.config("", ""), "caddyfile")
 	return s
 }
 
 // startLoggedServer is startServer with every log written into logDir.
 func startLoggedServer(t *testing.T, upstream, logDir string) *server {
 	t.Helper()
-	s := &server{t: t, tester: newTester(t), database: storetest.DatabaseName(t), logDir: logDir}
+	s := &server{t: t, tester: newTester(t), store: defaultStore(t), logDir: logDir}
 	s.tester.InitServer(s.config(upstream, ""), "caddyfile")
 	return s
 }
@@ -171,7 +197,7 @@ func (s *server) throttleBlock() string {
 // startThrottledServer is startServer with the default throttling.
 func startThrottledServer(t *testing.T, upstream string) *server {
 	t.Helper()
-	s := &server{t: t, tester: newTester(t), database: storetest.DatabaseName(t), throttled: true}
+	s := &server{t: t, tester: newTester(t), store: defaultStore(t), throttled: true}
 	s.tester.InitServer(s.config(upstream, ""), "caddyfile")
 	return s
 }
@@ -194,8 +220,7 @@ func (s *server) config(upstream, guardOptions string) string {
 	%s
 	%s
 	app_access {
-		mongodb_uri "%s"
-		database %s
+		%s
 		staleness 5s
 		%s
 	}
@@ -205,7 +230,7 @@ func (s *server) config(upstream, guardOptions string) string {
 	%s
 	app_access_api
 }
-`, globalOptions(), s.logBlock("all"), storetest.URI(s.t), s.database, s.throttleBlock(), apiPort, s.logBlock("api"))
+`, globalOptions(), s.logBlock("all"), s.store, s.throttleBlock(), apiPort, s.logBlock("api"))
 	if upstream != "" {
 		cfg += fmt.Sprintf(`
 :%d {

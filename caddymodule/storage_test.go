@@ -1,13 +1,13 @@
 package caddymodule
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/caddyserver/caddy/v2"
-	"github.com/caddyserver/caddy/v2/caddytest"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
@@ -18,15 +18,18 @@ func TestStart_UnusableDataDirIsAnErrorNamingDataDir(t *testing.T) {
 	if err := os.WriteFile(notADir, []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	caddytest.AssertLoadError(t, `{
-	admin localhost:2999
+	msg := loadError(t, fmt.Sprintf(`{
+	%s
 	app_access {
-		data_dir "`+filepath.Join(notADir, "data")+`"
+		data_dir "%s"
 	}
 }
-:9080 {
+:%d {
 	app_access_api
-}`, "caddyfile", "app_access: data_dir")
+}`, globalOptions(), filepath.Join(notADir, "data"), apiPort))
+	if !strings.Contains(msg, "app_access: data_dir") {
+		t.Fatalf("load error %q: want one naming data_dir", msg)
+	}
 }
 
 func TestProvision_UnknownPlaceholdersInSettingsSurvive(t *testing.T) {
