@@ -3,7 +3,6 @@ package embeddedmongo
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -11,62 +10,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
-
-func TestStart_KeepsDataAcrossRestartsAndRefusesASecondOwner(t *testing.T) {
-	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-
-	write := func(s *Server, op func(*mongo.Collection) error) {
-		t.Helper()
-		c, err := mongo.Connect(options.Client().ApplyURI(s.URI()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Disconnect(ctx)
-		if err := op(c.Database("d").Collection("c")); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s, err := Start(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasPrefix(s.Address(), dir) {
-		t.Fatalf("listens on %s, want a socket in %s", s.Address(), dir)
-	}
-	if _, err := Start(dir, nil); err == nil || !strings.Contains(err.Error(), "in use") {
-		t.Fatalf("a second store on the same folder started: %v", err)
-	}
-	write(s, func(c *mongo.Collection) error {
-		_, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: "kept"}})
-		return err
-	})
-	if err := s.Stop(ctx); err != nil {
-		t.Fatal(err)
-	}
-
-	s, err = Start(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Stop(ctx)
-	write(s, func(c *mongo.Collection) error {
-		return c.FindOne(ctx, bson.D{{Key: "_id", Value: "kept"}}).Err()
-	})
-}
-
-func TestStart_FallsBackToLoopbackForLongPaths(t *testing.T) {
-	dir := t.TempDir() + "/" + strings.Repeat("d", 120)
-	s, err := Start(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Stop(context.Background())
-	if !strings.Contains(s.URI(), "127.0.0.1:") {
-		t.Fatalf("URI %s, want loopback", s.URI())
-	}
-}
 
 func TestIndexIDLookups_MakesIDLookupsUseAnIndex(t *testing.T) {
 	dir := t.TempDir()
