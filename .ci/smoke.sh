@@ -3,7 +3,9 @@
 # free ports with a temporary data folder, wait for the admin health route,
 # drive `caddy app-access` and the client API (an application, codes as CSV,
 # a variable, a file, a license sign-up, a ban and an unban), stop it
-# cleanly, start it again and check that the data is still there.
+# cleanly, start it again and check that the data is still there; then, as
+# the README's guard step does, run examples/guard/Caddyfile on the same data
+# in front of a real upstream.
 # Needs only bash and curl.
 set -euo pipefail
 
@@ -11,7 +13,7 @@ bin=${1:?usage: smoke.sh path/to/caddy}
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
-trap 'kill "${pid:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
+trap 'kill "${pid:-}" "${up_pid:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
 
 free_port() {
 	local p
@@ -32,7 +34,8 @@ export APP_ACCESS_LISTEN=":$site" APP_ACCESS_ADMIN="localhost:$admin" APP_ACCESS
 export HOME="$work" XDG_CONFIG_HOME="$work/config" XDG_DATA_HOME="$work/share"
 
 start() {
-	(cd "$root" && exec "$bin" run --config Caddyfile) >>"$work/caddy.log" 2>&1 &
+	local config=${1:-Caddyfile}
+	(cd "$root" && exec "$bin" run --config "$config") >>"$work/caddy.log" 2>&1 &
 	pid=$!
 	for _ in $(seq 1 100); do
 		if curl -fsS "http://localhost:$admin/app_access/health" >/dev/null 2>&1; then
@@ -108,6 +111,25 @@ cli apps show "$app_id" | grep -q 'smoke' || fail "application lost across resta
 status=$(curl -s -o /dev/null -w '%{http_code}' "http://localhost:$site/app_context" "${api[@]}" -H "x-api-license-code: $code")
 [ "$status" = 200 ] || fail "the user's app_context answered $status after a restart, want 200"
 stop
+
+# The guard in front of a real upstream (a `caddy respond` that logs the
+# headers it gets), on the same data folder.
+up=$(free_port)
+guard=$(free_port)
+"$bin" respond --listen "127.0.0.1:$up" --access-log hello >"$work/upstream.log" 2>&1 &
+up_pid=$!
+export APP_ACCESS_GUARD_LISTEN=":$guard" APP_ACCESS_UPSTREAM="127.0.0.1:$up"
+start examples/guard/Caddyfile
+body=$(curl -fsS "http://localhost:$guard/hello" "${api[@]}" -H "x-api-license-code: $code") || fail "a signed-in user did not pass the guard"
+[ "$body" = hello ] || fail "the guard answered $body, want the upstream's hello"
+status=$(curl -s -o /dev/null -w '%{http_code}' "http://localhost:$guard/hello" "${api[@]}")
+[ "$status" = 401 ] || fail "the guard let a request without a user through: $status"
+grep -q "$user_id" "$work/upstream.log" || fail "the upstream did not get the user's identity"
+if grep -qF "$secret" "$work/upstream.log" || grep -qiF "$code" "$work/upstream.log"; then
+	fail "a credential reached the upstream"
+fi
+stop
+kill "$up_pid" 2>/dev/null || true
 # The admin endpoint logs every request URI; no license code may be among them.
 if grep -qiF "$code" "$work/caddy.log"; then fail "a license code reached the server log"; fi
 echo "smoke: 1 passed, 0 failed"
