@@ -274,7 +274,7 @@ type importReader struct {
 	done  bool
 
 	pos  int // index in ExportOrder of the last record's type
-	file  fileCheck
+	file fileCheck
 }
 
 // fileCheck follows the chunks of the file being read.
