@@ -128,6 +128,29 @@ type Importer interface {
 type ImportError struct {
 	Line int
 	Err  error
+	// Write is set when the store refused to write the line's record
+	// (rather than the line being malformed).
+	Write bool
+}
+
+// ImportRefusal turns an import's error into the refusal a client is
+// shown: 409 for a store that is not empty, 422 naming the line for a
+// bad file. Other errors are returned as they are.
+func ImportRefusal(err error) error {
+	var ie *ImportError
+	switch {
+	case errors.Is(err, ErrNotEmpty):
+		return Refusal(CodeConflict, "The store is not empty: import only into a new, empty store. Nothing was imported.")
+	case errors.Is(err, ErrNoExport):
+		return Refusal(CodeUnavailable, "This store cannot export or import.")
+	case errors.As(err, &ie) && ie.Write && errors.Is(ie.Err, ErrDuplicate):
+		return &Error{Code: CodeValidationFailed, Detail: fmt.Sprintf("line %d: a record that is in the file twice. Nothing was imported.", ie.Line)}
+	case errors.As(err, &ie) && ie.Write:
+		return err // a store failure: logged, shown as an internal error
+	case errors.As(err, &ie):
+		return &Error{Code: CodeValidationFailed, Detail: fmt.Sprintf("line %d: %v. Nothing was imported.", ie.Line, ie.Err)}
+	}
+	return err
 }
 
 func (e *ImportError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
@@ -243,7 +266,7 @@ func (s *Service) Import(ctx context.Context, r io.Reader) (ExportStats, error) 
 	case errors.Is(err, ErrNotEmpty), errors.As(err, &ie):
 		return nil, err
 	default:
-		return nil, &ImportError{Line: d.line, Err: err}
+		return nil, &ImportError{Line: d.line, Err: err, Write: true}
 	}
 	s.forgetAll()
 	return d.stats, nil
