@@ -105,6 +105,11 @@ const exportChunkSize = 64 << 10
 // ErrNotEmpty refuses an import into a store that holds records.
 var ErrNotEmpty = errors.New("the store is not empty")
 
+// ErrInvalidRecord is an imported record the store refuses: one that
+// refers to a record the file does not hold, or breaks another rule of
+// the store.
+var ErrInvalidRecord = errors.New("the store refuses the record")
+
 // ErrNoExport answers an export or import on a store that cannot.
 var ErrNoExport = errors.New("this store cannot export or import")
 
@@ -145,6 +150,8 @@ func ImportRefusal(err error) error {
 		return Refusal(CodeUnavailable, "This store cannot export or import.")
 	case errors.As(err, &ie) && ie.Write && errors.Is(ie.Err, ErrDuplicate):
 		return &Error{Code: CodeValidationFailed, Detail: fmt.Sprintf("line %d: a record that is in the file twice. Nothing was imported.", ie.Line)}
+	case errors.As(err, &ie) && ie.Write && errors.Is(ie.Err, ErrInvalidRecord):
+		return &Error{Code: CodeValidationFailed, Detail: fmt.Sprintf("line %d: a record that refers to one the file does not hold. Nothing was imported.", ie.Line)}
 	case errors.As(err, &ie) && ie.Write:
 		return err // a store failure: logged, shown as an internal error
 	case errors.As(err, &ie):

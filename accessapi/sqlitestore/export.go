@@ -8,6 +8,9 @@ import (
 	"io"
 	"strings"
 
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
 	"github.com/appaccess/appaccess/accessapi/access"
 )
 
@@ -219,7 +222,7 @@ func (s *Store) Import(ctx context.Context, next func() (*access.Record, error))
 				return err
 			}
 			if err := im.write(ctx, r); err != nil {
-				return err
+				return importErr(err)
 			}
 		}
 		return im.finish(ctx)
@@ -352,4 +355,15 @@ func (im *sqliteImport) finish(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// importErr maps a constraint an imported record breaks (other than a
+// taken key) to access.ErrInvalidRecord.
+func importErr(err error) error {
+	var se *sqlite.Error
+	if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_CONSTRAINT &&
+		se.Code() != sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY && se.Code() != sqlite3.SQLITE_CONSTRAINT_UNIQUE {
+		return fmt.Errorf("%w: %v", access.ErrInvalidRecord, err)
+	}
+	return err
 }

@@ -116,6 +116,7 @@ func testExportImport(t *testing.T, newStore NewStore) {
 		{"TamperedLineFailsTheChecksum", strings.Join(lines[:len(lines)-1], "") +
 			strings.Replace(lines[len(lines)-1], `"records":`, `"records":1`, 1), len(lines)},
 		{"AlteredValueFailsTheChecksum", strings.Replace(string(data), `"hello\nworld"`, `"hellO\nworld"`, 1), len(lines)},
+		{"DuplicateRecordStopsThere", strings.Join(lines[:2], "") + lines[1] + strings.Join(lines[2:], ""), 3},
 		{"BrokenLineStopsThere", strings.Join(lines[:3], "") + "{not json\n" + strings.Join(lines[3:], ""), 4},
 		{"UnknownTypeStopsThere", strings.Join(lines[:2], "") + `{"type":"gadget"}` + "\n" + strings.Join(lines[2:], ""), 3},
 	}
