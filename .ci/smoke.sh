@@ -110,6 +110,24 @@ start
 cli apps show "$app_id" | grep -q 'smoke' || fail "application lost across restart"
 status=$(curl -s -o /dev/null -w '%{http_code}' "http://localhost:$site/app_context" "${api[@]}" -H "x-api-license-code: $code")
 [ "$status" = 200 ] || fail "the user's app_context answered $status after a restart, want 200"
+
+# A backup, an export, and the export imported into a new, empty store.
+cli backup "$work/backup.db" | grep -q 'backup.db' || fail "backup"
+[ "$(stat -c %a "$work/backup.db")" = 600 ] || fail "the backup's mode is $(stat -c %a "$work/backup.db"), want 600"
+cli export "$work/export.jsonl" 2>"$work/progress" || fail "export: $(cat "$work/progress")"
+tail -1 "$work/export.jsonl" | grep -q '^{"type":"end"' || fail "the export has no end record"
+grep -q 'records' "$work/progress" || fail "export printed no progress: $(cat "$work/progress")"
+if cli import "$work/export.jsonl" >/dev/null 2>"$work/err"; then fail "an import into a non-empty store succeeded"; fi
+grep -q 'not empty' "$work/err" || fail "import error output: $(cat "$work/err")"
+stop
+# The new store needs the old key: codes are found by an HMAC under a key derived from it.
+APP_ACCESS_FILE_KEY=$(cat "$work/data/file.key")
+export APP_ACCESS_FILE_KEY
+APP_ACCESS_DATA="$work/data-imported"
+start
+cli import "$work/export.jsonl" >/dev/null 2>"$work/err" || fail "import into an empty store: $(cat "$work/err")"
+status=$(curl -s -o /dev/null -w '%{http_code}' "http://localhost:$site/app_context" "${api[@]}" -H "x-api-license-code: $code")
+[ "$status" = 200 ] || fail "the user's app_context answered $status after the import, want 200"
 stop
 
 # The guard in front of a real upstream (a `caddy respond` that logs the

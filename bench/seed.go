@@ -153,7 +153,7 @@ func (c *client) seedBase(o options) (*seeded, error) {
 	}
 	// Enough single-use codes for the license sign-up path at any rate this
 	// store can reach.
-	s.signupCodes, err = c.issue(s.app, max(1000, int(o.duration.Seconds())*800), map[string]any{"minutes": 60})
+	s.signupCodes, err = c.issue(s.app, max(1000, int(o.duration.Seconds())*3000), map[string]any{"minutes": 60})
 	return s, err
 }
 
@@ -173,32 +173,48 @@ func (c *client) appContextSize(s *seeded) int {
 	return len(raw)
 }
 
-// seedLarge adds users (each signed up with a code and logged in, so each
-// has a session) and unused licenses, through the public interfaces.
-func (c *client) seedLarge(s *seeded, o options) error {
+// largeSet is what seeding the large data set kept: the codes the users
+// signed up with and their sessions' tokens, and how long each part took.
+type largeSet struct {
+	codes, tokens          []string
+	licenseTime, usersTime time.Duration
+}
+
+// seedLarge adds unused licenses in bulk (POSTs of 10,000, four at a
+// time) and users, each signed up with a code and logged in through the
+// client API, so that each has a session.
+func (c *client) seedLarge(s *seeded, o options) (*largeSet, error) {
+	t0 := time.Now()
 	codes, err := c.issue(s.app, o.users, map[string]any{"minutes": 600})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if _, err := c.issue(s.app, max(0, o.licenses-o.users), map[string]any{"minutes": 60}); err != nil {
-		return err
+	if err := c.issueBulk(s.app, max(0, o.licenses-o.users), 4, map[string]any{"minutes": 60}); err != nil {
+		return nil, err
 	}
+	set := &largeSet{codes: codes, tokens: make([]string, len(codes)), licenseTime: time.Since(t0)}
+	t0 = time.Now()
 	h := c.headers(s.app)
 	var (
 		wg    sync.WaitGroup
 		mu    sync.Mutex
 		first error
-		next  = make(chan string)
+		next  = make(chan int)
 	)
 	for range 16 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for code := range next {
+			for i := range next {
+				code := codes[i]
+				var sess struct {
+					Token string `json:"session_token"`
+				}
 				err := c.do("POST", c.api+"/sign_up_with_license_code", h, map[string]any{"code": code}, 201, nil)
 				if err == nil {
-					err = c.do("POST", c.api+"/auth/login", h, map[string]any{"credentials": map[string]any{"code": code}}, 200, nil)
+					err = c.do("POST", c.api+"/auth/login", h, map[string]any{"credentials": map[string]any{"code": code}}, 200, &sess)
 				}
+				set.tokens[i] = sess.Token
 				if err != nil {
 					mu.Lock()
 					first = err
@@ -207,15 +223,16 @@ func (c *client) seedLarge(s *seeded, o options) error {
 			}
 		}()
 	}
-	for i, code := range codes {
-		next <- code
+	for i := range codes {
+		next <- i
 		if (i+1)%10000 == 0 {
 			fmt.Printf("  %d users\n", i+1)
 		}
 	}
 	close(next)
 	wg.Wait()
-	return first
+	set.usersTime = time.Since(t0)
+	return set, first
 }
 
 // cpuProfile saves the server's CPU profile over d (Caddy's admin endpoint
@@ -235,4 +252,9 @@ func (c *client) cpuProfile(adminPort int, d time.Duration, path string) error {
 		return err
 	}
 	return os.WriteFile(path, raw, 0o644)
+}
+
+// stop asks the server to exit (POST /stop on the admin endpoint).
+func (c *client) stop(adminPort int) error {
+	return c.do("POST", fmt.Sprintf("http://localhost:%d/stop", adminPort), nil, nil, 200, nil)
 }

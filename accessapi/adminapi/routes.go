@@ -38,5 +38,9 @@ func (h *Handler) routes() map[string]route {
 		"POST /apps/{app}/files":              uploadFile,
 		"GET /apps/{app}/files":               listFiles,
 		"DELETE /apps/{app}/files/{file}":     deleteFile,
+
+		"GET /export":  h.export,
+		"POST /import": h.importStore,
+		"POST /backup": backup,
 	}
 }

@@ -43,6 +43,12 @@ func New(t testing.TB) *Server {
 	if err := store.EnsureIndexes(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	return NewOver(t, store)
+}
+
+// NewOver starts a server like New over the given store.
+func NewOver(t testing.TB, store access.Store) *Server {
+	t.Helper()
 	s := &Server{Service: access.NewService(store, access.Config{Argon2: CheapArgon2})}
 	api := adminapi.NewHandler(adminapi.DefaultPrefix, func() (*access.Service, error) { return s.Service, nil }, nil)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

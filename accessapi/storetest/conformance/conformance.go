@@ -49,6 +49,7 @@ func Run(t *testing.T, newStore NewStore) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStore(t)) })
 	}
+	t.Run("ExportImport_RoundTripAndRefusals", func(t *testing.T) { testExportImport(t, newStore) })
 }
 
 var epoch = time.Date(2026, 1, 2, 3, 4, 5, 6_000_000, time.UTC)

@@ -1,0 +1,74 @@
+package sqlitestore
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+
+	"github.com/appaccess/appaccess/accessapi/access"
+)
+
+var _ access.Backuper = (*Store)(nil)
+
+// Backup implements access.Backuper with VACUUM INTO: one read transaction
+// (a snapshot, which WAL lets writers go on beside) copied into a new
+// file next to path, which is then linked to path, so that path appears
+// only complete and never replaces a file. The copy is a compacted
+// database that Open takes as it is.
+func (s *Store) Backup(ctx context.Context, path string) error {
+	path, err := filepath.Abs(path)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Lstat(path); err == nil {
+		return access.ErrBackupExists
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	suffix := make([]byte, 6)
+	_, _ = rand.Read(suffix)
+	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+"."+hex.EncodeToString(suffix)+".tmp")
+	// An empty file of mode 0600 that VACUUM INTO fills keeps the mode.
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	_ = f.Close()
+	defer os.Remove(tmp)
+
+	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: s.path}).EscapedPath()+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, `VACUUM INTO ?`, tmp); err != nil {
+		return fmt.Errorf("copying the database: %w", err)
+	}
+	if err := syncFile(tmp); err != nil {
+		return err
+	}
+	if err := os.Link(tmp, path); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return access.ErrBackupExists
+		}
+		return err
+	}
+	return syncFile(filepath.Dir(path))
+}
+
+// syncFile flushes a file or folder to stable storage.
+func syncFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}

@@ -1,0 +1,143 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/appaccess/appaccess/accessapi/access"
+)
+
+// exportClock fixes the header's time, so that two exports of the same
+// records are the same bytes.
+func exportClock() time.Time { return epoch }
+
+// Export returns the export of s.
+func Export(t testing.TB, s access.Store) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if _, err := access.NewService(s, access.Config{Now: exportClock}).Export(context.Background(), &buf, nil); err != nil {
+		t.Fatalf("export: %v", err)
+	}
+	return buf.Bytes()
+}
+
+// Import imports data into s.
+func Import(t testing.TB, s access.Store, data []byte) (access.ExportStats, error) {
+	t.Helper()
+	return access.NewService(s, access.Config{Now: exportClock}).Import(context.Background(), bytes.NewReader(data))
+}
+
+// Populate writes at least one record of every exported type into s: two
+// applications, users with every per-user record, a deleted user's
+// tombstone, used and unused licenses, a variable and three files (one
+// of several chunks, one empty, one encrypted).
+func Populate(t testing.TB, s access.Store) {
+	t.Helper()
+	ctx := context.Background()
+	for range 2 {
+		a := newApp(t, s)
+		a.Throttle.AddressFree = 7
+		a.MaxSessions = 3
+		must(t, s.ReplaceApp(ctx, a))
+		u := &access.User{ID: uuid.NewString(), AppID: a.ID, Username: "Alice", PasswordHash: "$argon2id$hash", CreatedAt: epoch}
+		must(t, s.InsertAccount(ctx, u))
+		must(t, s.InsertUser(ctx, u))
+		must(t, s.InsertBan(ctx, &access.Ban{UserID: u.ID, Reason: "spam", At: epoch}))
+		must(t, s.RecordLogin(ctx, &access.LastLogin{UserID: u.ID, IP: "192.0.2.1", At: epoch.Add(time.Minute)}))
+		must(t, s.InsertDevice(ctx, &access.Device{UserID: u.ID, AppID: a.ID, Slot: 0, HardwareID: "hw", RegisteredAt: epoch}))
+		must(t, s.InsertSession(ctx, &access.Session{TokenHash: uuid.NewString(), AppID: a.ID, UserID: u.ID, HardwareID: "hw",
+			CreatedAt: epoch, ExpiresAt: epoch.Add(time.Hour)}))
+		must(t, s.AppendActivation(ctx, &access.Activation{ID: uuid.NewString(), AppID: a.ID, UserID: u.ID, Type: access.ActivationGrant,
+			OccurredAt: epoch, Minutes: ptr(int64(60)), Note: "welcome"}))
+		ls := newLicenses(t, s, a.ID, 2500, access.Grant{Minutes: ptr(int64(30))})
+		life := newLicenses(t, s, a.ID, 1, access.Grant{GrantsLifetimeAccess: true})
+		must(t, s.RedeemLicense(ctx, redemption(a.ID, ls[0], u, epoch.Add(2*time.Minute))))
+		must(t, s.RedeemLicense(ctx, redemption(a.ID, life[0], nil, epoch.Add(3*time.Minute))))
+		gone := newUser(t, s, a.ID, "bob")
+		must(t, s.MarkUserDeleted(ctx, gone.ID))
+		must(t, s.DeleteUser(ctx, gone.ID))
+		must(t, s.DeleteAccount(ctx, a.ID, access.UsernameKey("bob")))
+		must(t, s.PutVariable(ctx, &access.Variable{AppID: a.ID, Name: "motd", Value: "hello\nworld"}))
+		big := make([]byte, 600<<10+13)
+		_, _ = rand.Read(big)
+		for i, data := range [][]byte{big, nil, []byte("sealed bytes")} {
+			sum := sha256.Sum256(data)
+			f := &access.File{ID: uuid.NewString(), AppID: a.ID, Name: "f", MimeType: "application/octet-stream",
+				IsEncrypted: i == 2, Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:]), CreatedAt: epoch}
+			must(t, s.PutFileContents(ctx, f.ID, bytes.NewReader(data)))
+			must(t, s.InsertFile(ctx, f))
+		}
+	}
+}
+
+// testExportImport round-trips a store through an export into an empty
+// store, and checks the refusals of the import.
+func testExportImport(t *testing.T, newStore NewStore) {
+	src := newStore(t)
+	Populate(t, src)
+	data := Export(t, src)
+	for _, typ := range access.ExportOrder {
+		if !bytes.Contains(data, []byte(`{"type":"`+string(typ)+`"`)) {
+			t.Fatalf("the export has no %s record", typ)
+		}
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	lines = lines[:len(lines)-1] // after the last newline
+
+	t.Run("ImportIntoEmptyStoreKeepsEveryRecord", func(t *testing.T) {
+		dst := newStore(t)
+		stats, err := Import(t, dst, data)
+		must(t, err)
+		if stats[access.RecordLicense] != 5002 {
+			t.Fatalf("imported %d licenses, want 5002", stats[access.RecordLicense])
+		}
+		if again := Export(t, dst); !bytes.Equal(again, data) {
+			t.Fatalf("the export of the imported store differs: %d bytes, want %d", len(again), len(data))
+		}
+		_, err = Import(t, dst, data)
+		wantErr(t, err, access.ErrNotEmpty, "import into a non-empty store")
+	})
+
+	refusals := []struct {
+		name string
+		data string
+		line int
+	}{
+		{"TruncatedFileStopsAtItsEnd", strings.Join(lines[:len(lines)/2], ""), len(lines)/2 + 1},
+		{"TamperedLineFailsTheChecksum", strings.Join(lines[:len(lines)-1], "") +
+			strings.Replace(lines[len(lines)-1], `"records":`, `"records":1`, 1), len(lines)},
+		{"AlteredValueFailsTheChecksum", strings.Replace(string(data), `"hello\nworld"`, `"hellO\nworld"`, 1), len(lines)},
+		{"DuplicateRecordStopsThere", strings.Join(lines[:2], "") + lines[1] + strings.Join(lines[2:], ""), 3},
+		{"BrokenLineStopsThere", strings.Join(lines[:3], "") + "{not json\n" + strings.Join(lines[3:], ""), 4},
+		{"UnknownTypeStopsThere", strings.Join(lines[:2], "") + `{"type":"gadget"}` + "\n" + strings.Join(lines[2:], ""), 3},
+	}
+	for _, tc := range refusals {
+		t.Run("Import_"+tc.name+"_NothingVisible", func(t *testing.T) {
+			dst := newStore(t)
+			_, err := Import(t, dst, []byte(tc.data))
+			var ie *access.ImportError
+			if !errors.As(err, &ie) {
+				t.Fatalf("import error %v, want an ImportError", err)
+			}
+			if ie.Line != tc.line {
+				t.Fatalf("stopped at line %d (%v), want %d", ie.Line, err, tc.line)
+			}
+			apps, err := dst.Apps(context.Background())
+			must(t, err)
+			if got := Export(t, dst); len(apps) != 0 || bytes.Count(got, []byte("\n")) != 2 {
+				t.Fatalf("after a refused import the store holds %d lines of records", bytes.Count(got, []byte("\n"))-2)
+			}
+			_, err = Import(t, dst, data)
+			must(t, err) // still empty: the good file goes in
+		})
+	}
+}

@@ -1,0 +1,179 @@
+package caddymodule
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/appaccess/appaccess/accessapi/adminclient"
+	"github.com/appaccess/appaccess/accessapi/wire"
+)
+
+// exportCommand streams the server's whole store to FILE or the standard
+// output.
+func (c *cli) exportCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "export [FILE]", Args: cobra.MaximumNArgs(1),
+		Short: "Write every record of the store to FILE (JSON Lines; the standard output without FILE)",
+		Long: `Write every record of the store (applications, users, licenses, ledger, devices,
+sessions, bans, variables and files) as JSON Lines, to FILE (a new file, mode 0600)
+or the standard output. Secrets and codes stay hashed. Import it into an empty store
+with "caddy app-access import": the way from one machine to a MongoDB replica set.`}
+	cmd.RunE = c.run(func(cmd *cobra.Command, cl *adminclient.Client, args []string) (err error) {
+		out, name := c.out, "the standard output"
+		if len(args) == 1 {
+			f, err := os.OpenFile(args[0], os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+			if err != nil {
+				return fmt.Errorf("export file: %w", err)
+			}
+			defer func() {
+				if cerr := f.Close(); err == nil && cerr != nil {
+					err = fmt.Errorf("export file: %w", cerr)
+				}
+				if err != nil {
+					_ = os.Remove(args[0]) // no partial export stays
+				}
+			}()
+			out, name = f, args[0]
+		}
+		p := newProgress(cmd.ErrOrStderr(), "exported")
+		if _, err := cl.Export(cmd.Context(), io.MultiWriter(out, p)); err != nil {
+			return err
+		}
+		p.finish()
+		if !bytes.HasPrefix(p.last, []byte(`{"type":"end"`)) {
+			return fmt.Errorf("the export stopped before its end (see the server's log); %s is incomplete", name)
+		}
+		return nil
+	})
+	return cmd
+}
+
+// importCommand streams an export from FILE or the standard input into
+// the server's empty store.
+func (c *cli) importCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "import [FILE]", Args: cobra.MaximumNArgs(1),
+		Short: "Read an export from FILE (the standard input without FILE) into the server's empty store",
+		Long: `Read an export made by "caddy app-access export" into the server's store, which
+must be empty. A truncated or altered file is refused with the number of the bad line,
+and nothing is imported.`}
+	cmd.RunE = c.run(func(cmd *cobra.Command, cl *adminclient.Client, args []string) error {
+		in := c.in
+		if len(args) == 1 {
+			f, err := os.Open(args[0])
+			if err != nil {
+				return fmt.Errorf("import file: %w", err)
+			}
+			defer f.Close()
+			in = f
+		}
+		p := newProgress(cmd.ErrOrStderr(), "sent")
+		sum, err := cl.Import(cmd.Context(), io.TeeReader(in, p))
+		p.finish()
+		if err != nil {
+			return err
+		}
+		if c.json {
+			return c.printer().writeJSON(sum)
+		}
+		return printImport(c.out, sum)
+	})
+	return cmd
+}
+
+// printImport prints the records imported, by type.
+func printImport(w io.Writer, sum *wire.ImportSummary) error {
+	types := make([]string, 0, len(sum.Records))
+	for t := range sum.Records {
+		types = append(types, t)
+	}
+	sort.Strings(types)
+	for _, t := range types {
+		if _, err := fmt.Fprintf(w, "%-12s %d\n", t, sum.Records[t]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// backupCommand has the server copy its embedded database to FILE.
+func (c *cli) backupCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "backup FILE", Args: cobra.ExactArgs(1),
+		Short: "Copy the embedded SQLite database to FILE, a new file on the server's machine, while it serves",
+		Long: `Have the server copy its embedded SQLite database (a consistent snapshot, taken
+while it keeps serving) to FILE, a new file of mode 0600 on the server's machine; a
+relative FILE is taken from this folder. An existing file is never overwritten. To
+restore, stop the server and put the copy in the data folder as ` + "app_access.db" + `.
+A server on MongoDB refuses: use mongodump.`}
+	cmd.RunE = c.run(func(cmd *cobra.Command, cl *adminclient.Client, args []string) error {
+		path, err := filepath.Abs(args[0])
+		if err != nil {
+			return err
+		}
+		b, err := cl.Backup(cmd.Context(), path)
+		if err != nil {
+			return err
+		}
+		if c.json {
+			return c.printer().writeJSON(b)
+		}
+		_, err = fmt.Fprintf(c.out, "%s\t%d bytes\n", b.Path, b.Bytes)
+		return err
+	})
+	return cmd
+}
+
+// progress prints a line on stderr, rewritten at most twice a second, of
+// the bytes and lines that passed through it; it keeps the last line.
+type progress struct {
+	w        io.Writer
+	verb     string
+	bytes    int64
+	lines    int64
+	last     []byte
+	lineDone bool
+	shownAt  time.Time
+}
+
+func newProgress(w io.Writer, verb string) *progress { return &progress{w: w, verb: verb} }
+
+func (p *progress) Write(b []byte) (int, error) {
+	p.bytes += int64(len(b))
+	for rest := b; len(rest) > 0; {
+		if p.lineDone {
+			p.last, p.lineDone = p.last[:0], false
+		}
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			p.keep(rest)
+			break
+		}
+		p.keep(rest[:i])
+		p.lines++
+		p.lineDone = true
+		rest = rest[i+1:]
+	}
+	if time.Since(p.shownAt) >= 500*time.Millisecond {
+		p.show("\r")
+	}
+	return len(b), nil
+}
+
+// keep remembers the start of the current line (enough to know its type).
+func (p *progress) keep(b []byte) {
+	if room := 64 - len(p.last); room > 0 {
+		p.last = append(p.last, b[:min(room, len(b))]...)
+	}
+}
+
+func (p *progress) show(end string) {
+	p.shownAt = time.Now()
+	fmt.Fprintf(p.w, "\r%s %.1f MB, %d records%s", p.verb, float64(p.bytes)/1e6, p.lines, end)
+}
+
+func (p *progress) finish() { p.show("\n") }

@@ -1,0 +1,136 @@
+package caddymodule
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/appaccess/appaccess/accessapi/adminapi/adminapitest"
+	"github.com/appaccess/appaccess/accessapi/sqlitestore"
+	"github.com/appaccess/appaccess/accessapi/storetest"
+	"github.com/appaccess/appaccess/accessapi/storetest/conformance"
+)
+
+// runCommandSplit runs caddy app-access with input on the standard input
+// and returns the standard output and error apart.
+func runCommandSplit(t *testing.T, input []byte, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	root := &cobra.Command{Use: "app-access", SilenceErrors: true}
+	newCLI(bytes.NewReader(input), &out).build(root)
+	root.SetArgs(args)
+	root.SetOut(&out)
+	root.SetErr(&errOut)
+	err = root.ExecuteContext(context.Background())
+	return out.String(), errOut.String(), err
+}
+
+// sortedRecords are an export's lines but the end record, sorted.
+func sortedRecords(data []byte) []string {
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	lines = slices.Clone(lines[:len(lines)-1])
+	slices.Sort(lines)
+	return lines
+}
+
+func TestCommand_ExportImportMovesEveryRecordSQLiteToMongoToSQLite(t *testing.T) {
+	isolate(t)
+	source := storetest.SQLite(t)
+	conformance.Populate(t, source)
+	want := conformance.Export(t, source)
+	a := adminapitest.NewOver(t, source)
+	b := newCmdServer(t) // MongoDB protocol
+	dest := storetest.SQLite(t)
+	c := adminapitest.NewOver(t, dest)
+
+	file := filepath.Join(t.TempDir(), "store.jsonl")
+	_, progress, err := runCommandSplit(t, nil, "--address", a.Addr, "export", file)
+	if err != nil {
+		t.Fatalf("export: %v", err)
+	}
+	if !strings.Contains(progress, "exported") || !strings.Contains(progress, "records") {
+		t.Fatalf("no progress line on stderr: %q", progress)
+	}
+	if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("export file: %v, want mode 0600", err)
+	}
+	out, progress, err := runCommandSplit(t, nil, "--address", b.Addr, "import", file)
+	if err != nil {
+		t.Fatalf("import into MongoDB: %v", err)
+	}
+	if !strings.Contains(out, "license ") || !strings.Contains(progress, "sent") {
+		t.Fatalf("import printed %q, progress %q", out, progress)
+	}
+	viaMongo, _, err := runCommandSplit(t, nil, "--address", b.Addr, "export")
+	if err != nil {
+		t.Fatalf("export to the standard output: %v", err)
+	}
+	if _, _, err := runCommandSplit(t, []byte(viaMongo), "--address", c.Addr, "import"); err != nil {
+		t.Fatalf("import from the standard input: %v", err)
+	}
+	got := conformance.Export(t, dest)
+	if !slices.Equal(sortedRecords(got), sortedRecords(want)) {
+		t.Fatalf("after SQLite -> MongoDB -> SQLite the records differ (%d bytes, want %d)", len(got), len(want))
+	}
+
+	refusals := []struct {
+		name  string
+		input []byte
+		want  string
+	}{
+		{"NonEmptyStoreIsRefused", want, "not empty"},
+		{"TruncatedFileNamesItsLine", want[:len(want)/2], "line "},
+	}
+	for _, tc := range refusals {
+		t.Run("Import_"+tc.name, func(t *testing.T) {
+			target := a.Addr
+			if tc.name != "NonEmptyStoreIsRefused" {
+				target = adminapitest.NewOver(t, storetest.SQLite(t)).Addr
+			}
+			_, _, err := runCommandSplit(t, tc.input, "--address", target, "import")
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("import: %v, want an error saying %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestCommand_BackupCopiesTheSQLiteDatabaseAndPointsMongoToMongodump(t *testing.T) {
+	isolate(t)
+	source := storetest.SQLite(t)
+	conformance.Populate(t, source)
+	a := adminapitest.NewOver(t, source)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "app_access.db")
+	out := mustRun(t, "--address", a.Addr, "backup", path)
+	if !strings.Contains(out, path) {
+		t.Fatalf("backup printed %q", out)
+	}
+	restored, err := sqlitestore.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer restored.Close()
+	if !bytes.Equal(conformance.Export(t, restored), conformance.Export(t, source)) {
+		t.Fatal("the restored backup differs from the store")
+	}
+	for _, tc := range []struct {
+		name, addr, want string
+	}{
+		{"ExistingFileIsRefused", a.Addr, "exists"},
+		{"MongoDBPointsToMongodump", newCmdServer(t).Addr, "mongodump"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := runCommand(t, "--address", tc.addr, "backup", path)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("backup: %v (%s), want an error saying %q", err, out, tc.want)
+			}
+		})
+	}
+}
