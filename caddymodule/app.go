@@ -106,6 +106,9 @@ func (*App) CaddyModule() caddy.ModuleInfo {
 // `caddy validate` stays cheap.
 func (a *App) Provision(ctx caddy.Context) error {
 	a.logger = ctx.Logger()
+	if err := registerMetrics(ctx.GetMetricsRegistry()); err != nil {
+		return err
+	}
 	repl := caddy.NewReplacer()
 	a.uri = repl.ReplaceAll(a.MongoDBURI, "")
 	a.fileKey = repl.ReplaceAll(a.FileKey, "")
@@ -168,13 +171,14 @@ func (a *App) Start() error {
 	if err != nil {
 		return fmt.Errorf("app_access: file_key: %w", err)
 	}
-	svc := access.NewService(store, access.Config{
+	svc := access.NewService(timedStore{store}, access.Config{
 		Staleness:          time.Duration(a.Staleness),
 		CredentialCacheTTL: time.Duration(a.CredentialCacheTTL),
 		HashConcurrency:    a.HashConcurrency,
 		HashQueue:          a.HashQueue,
 		Throttle:           a.Throttle.policy(),
 		FileKey:            fileKey,
+		Observer:           metricsObserver{},
 	})
 	a.live.Store(&running{svc: svc, store: store, api: clientapi.NewHandler(svc, clientIP, a.logger)})
 

@@ -58,6 +58,10 @@ func NewHandler(prefix string, service ServiceFunc, logger *zap.Logger) *Handler
 	return h
 }
 
+// Pattern is the route pattern that serves r ("GET /app_access/apps/{app}"),
+// or "" for an unknown path or method.
+func (h *Handler) Pattern(r *http.Request) string { return h.router.Pattern(r) }
+
 // Prefix is the URL path prefix the handler serves.
 func (h *Handler) Prefix() string { return h.prefix }
 

@@ -56,6 +56,10 @@ func NewHandler(svc *access.Service, clientIP func(*http.Request) string, logger
 	return h
 }
 
+// Pattern is the route pattern that serves r ("POST /auth/login"), or ""
+// for an unknown path or method.
+func (h *Handler) Pattern(r *http.Request) string { return h.router.Pattern(r) }
+
 func (h *Handler) svc() *access.Service { return h.auth.Service }
 
 // ServeHTTP routes a request to its endpoint: an unknown path or a wrong
