@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"net"
 	"os"
 	"testing"
 
@@ -51,4 +52,15 @@ func licenseCode(appID string) string {
 		panic(err)
 	}
 	return code
+}
+
+// listen is a free loopback port, closed when the test ends.
+func listen(t *testing.T) net.Listener {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.Close() })
+	return l
 }
