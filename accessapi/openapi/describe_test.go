@@ -228,17 +228,26 @@ func (a *api) document(servers, tags []obj) obj {
 	for k, v := range a.schemas {
 		schemas[k] = v
 	}
+	// Only the headers some response uses.
+	headers := obj{
+		"CacheControlNoStore": header("JSON answers hold user data or secrets: never cached.", true, obj{"type": "string", "const": "no-store"}),
+		"NoSniff":             header("Browsers must not guess another media type.", true, obj{"type": "string", "const": "nosniff"}),
+		"Allow":               header("The methods the path has.", true, obj{"type": "string", "pattern": "^[A-Z]+(, [A-Z]+)*$"}),
+	}
+	sc := a.statusCodes()
+	if _, ok := sc[http.StatusUnauthorized]; ok {
+		headers["WWWAuthenticate"] = header("The authentication scheme.", true, obj{"type": "string", "const": `Bearer realm="app-access"`})
+	}
+	if _, ok := sc[http.StatusTooManyRequests]; ok || a.retryAfter503 {
+		headers["RetryAfter"] = header("Seconds to wait before trying again.", true, obj{"type": "integer", "minimum": 1})
+	}
+	if !a.retryAfter503 {
+		headers["RetryAfterOptional"] = header("Seconds to wait before trying again, when known.", false, obj{"type": "integer", "minimum": 1})
+	}
 	components := obj{
 		"schemas":   schemas,
 		"responses": responses,
-		"headers": obj{
-			"CacheControlNoStore": header("JSON answers hold user data or secrets: never cached.", true, obj{"type": "string", "const": "no-store"}),
-			"NoSniff":             header("Browsers must not guess another media type.", true, obj{"type": "string", "const": "nosniff"}),
-			"WWWAuthenticate":     header("The authentication scheme.", true, obj{"type": "string", "const": `Bearer realm="app-access"`}),
-			"RetryAfter":          header("Seconds to wait before trying again.", true, obj{"type": "integer", "minimum": 1}),
-			"RetryAfterOptional":  header("Seconds to wait before trying again, when known.", false, obj{"type": "integer", "minimum": 1}),
-			"Allow":               header("The methods the path has.", true, obj{"type": "string", "pattern": "^[A-Z]+(, [A-Z]+)*$"}),
-		},
+		"headers":   headers,
 	}
 	doc := obj{
 		"openapi": "3.1.0",
