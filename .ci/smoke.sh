@@ -104,6 +104,15 @@ if cli users show --app "$app_id" 00000000-0000-0000-0000-000000000000 >/dev/nul
 	fail "showing an unknown user succeeded"
 fi
 grep -q 'The user does not exist.' "$work/err" || fail "error output: $(cat "$work/err")"
+# The OpenAPI documents, and the metrics after this traffic.
+curl -fsS "http://localhost:$site/openapi.json" >"$work/client.json" && grep -q '"openapi": "3.1.0"' "$work/client.json" ||
+	fail "GET /openapi.json"
+curl -fsS "http://localhost:$admin/app_access/openapi.json" >"$work/management.json" &&
+	grep -q '"title": "App Access management API"' "$work/management.json" || fail "GET /app_access/openapi.json"
+curl -fsS "http://localhost:$admin/metrics" >"$work/metrics"
+grep -q '^app_access_requests_total{api="client",endpoint="POST /sign_up_with_license_code",outcome="ok"} 1$' "$work/metrics" ||
+	fail "no sign-up in /metrics: $(grep app_access_requests "$work/metrics")"
+grep -q '^app_access_sign_ups_total{method="license_code",result="ok"} 1$' "$work/metrics" || fail "no sign-up count in /metrics"
 stop
 
 start

@@ -30,7 +30,9 @@ func (AdminAPI) CaddyModule() caddy.ModuleInfo {
 func (AdminAPI) Routes() []caddy.AdminRoute {
 	h := adminapi.NewHandler(adminapi.DefaultPrefix, runningService, caddy.Log().Named("admin.api.app_access"))
 	serve := caddy.AdminHandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
-		h.ServeHTTP(w, r)
+		rec := &outcomeRecorder{ResponseWriter: w}
+		h.ServeHTTP(rec, r)
+		countRequest("management", h.Pattern(r), rec.outcome())
 		return nil
 	})
 	return []caddy.AdminRoute{

@@ -41,13 +41,16 @@ func (h *APIHandler) Provision(ctx caddy.Context) error {
 
 // ServeHTTP implements caddyhttp.MiddlewareHandler.
 func (h *APIHandler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Handler) error {
+	rec := &outcomeRecorder{ResponseWriter: w}
 	live, err := h.app.serving()
 	if err != nil {
-		w.Header().Set("Retry-After", "1")
-		httpx.WriteProblem(w, h.logger, err)
+		rec.Header().Set("Retry-After", "1")
+		httpx.WriteProblem(rec, h.logger, err)
+		countRequest("client", "", rec.outcome())
 		return nil
 	}
-	live.api.ServeHTTP(w, r)
+	live.api.ServeHTTP(rec, r)
+	countRequest("client", live.api.Pattern(r), rec.outcome())
 	return nil
 }
 

@@ -105,6 +105,9 @@ func (*App) CaddyModule() caddy.ModuleInfo {
 // `caddy validate` stays cheap.
 func (a *App) Provision(ctx caddy.Context) error {
 	a.logger = ctx.Logger()
+	if err := registerMetrics(ctx.GetMetricsRegistry()); err != nil {
+		return err
+	}
 	repl := caddy.NewReplacer()
 	// Only known placeholders are replaced, so that braces in a password
 	// survive.
@@ -175,13 +178,14 @@ func (a *App) Start() error {
 	if err != nil {
 		return fmt.Errorf("app_access: file_key: %w", err)
 	}
-	svc := access.NewService(store, access.Config{
+	svc := access.NewService(timedStore{store}, access.Config{
 		Staleness:          time.Duration(a.Staleness),
 		CredentialCacheTTL: time.Duration(a.CredentialCacheTTL),
 		HashConcurrency:    a.HashConcurrency,
 		HashQueue:          a.HashQueue,
 		Throttle:           a.Throttle.policy(),
 		FileKey:            fileKey,
+		Observer:           metricsObserver{},
 	})
 	a.live.Store(&running{svc: svc, api: clientapi.NewHandler(svc, clientIP, a.logger)})
 	a.stop = make(chan struct{})

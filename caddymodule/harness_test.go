@@ -306,6 +306,7 @@ func requestWith(t *testing.T, client *http.Client, method, url string, headers 
 	}
 	defer res.Body.Close()
 	raw, _ := io.ReadAll(res.Body)
+	checkAgainstDocument(t, req, res, raw)
 	out := response{status: res.StatusCode, header: res.Header, raw: raw}
 	if len(raw) > 0 && strings.Contains(res.Header.Get("Content-Type"), "json") {
 		if err := json.Unmarshal(raw, &out.body); err != nil {

@@ -14,6 +14,9 @@ type expiringCache[K comparable, V any] struct {
 	max   int
 	now   func() time.Time
 	items map[K]cached[V]
+
+	name     CacheName // for the observer
+	observer Observer
 }
 
 type cached[V any] struct {
@@ -34,9 +37,11 @@ func (c *expiringCache[K, V]) get(k K) (V, bool) {
 	e, ok := c.items[k]
 	c.mu.RUnlock()
 	if !ok || !c.now().Before(e.expires) {
+		c.reportLookup(false)
 		var zero V
 		return zero, false
 	}
+	c.reportLookup(true)
 	return e.value, true
 }
 

@@ -37,6 +37,8 @@ type PasswordHasher struct {
 	slots   chan struct{} // one per running hash
 	tickets chan struct{} // one per running or waiting hash
 	dummy   string
+	// observer, when set, is told of waits and hash times.
+	observer Observer
 }
 
 // NewPasswordHasher returns a hasher with the given parameters that runs at
@@ -64,6 +66,7 @@ func (h *PasswordHasher) Hash(ctx context.Context, password string) (string, err
 		return "", err
 	}
 	defer h.release()
+	defer h.timeHash(time.Now())
 	return h.hashWithSalt([]byte(password), salt), nil
 }
 
@@ -82,7 +85,9 @@ func (h *PasswordHasher) Verify(ctx context.Context, password, encoded string) (
 	if err := h.acquire(ctx); err != nil {
 		return false, err
 	}
+	start := time.Now()
 	got := argon2.IDKey([]byte(password), salt, p.Iterations, p.MemoryKiB, p.Parallelism, uint32(len(want)))
+	h.timeHash(start)
 	h.release()
 	return known && subtle.ConstantTimeCompare(got, want) == 1, nil
 }
@@ -98,12 +103,23 @@ func (h *PasswordHasher) acquire(ctx context.Context) error {
 	default:
 		return ErrHashQueueFull
 	}
+	start := time.Now()
 	select {
 	case h.slots <- struct{}{}:
+		if h.observer != nil {
+			h.observer.HashWaited(time.Since(start))
+		}
 		return nil
 	case <-ctx.Done():
 		<-h.tickets
 		return ctx.Err()
+	}
+}
+
+// timeHash reports a hash that began at start.
+func (h *PasswordHasher) timeHash(start time.Time) {
+	if h.observer != nil {
+		h.observer.Hashed(time.Since(start))
 	}
 }
 

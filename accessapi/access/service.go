@@ -44,6 +44,9 @@ type Config struct {
 	// Throttle sets the throttling thresholds; zero fields take
 	// DefaultThrottlePolicy's. Applications may override them.
 	Throttle ThrottlePolicy
+	// Observer, when set, is told of hash waits and times and of cache
+	// lookups (metrics).
+	Observer Observer
 }
 
 // Service carries out App Access's use cases over a Store.
@@ -88,7 +91,7 @@ func NewService(store Store, cfg Config) *Service {
 	key := make([]byte, 32)
 	_, _ = rand.Read(key)
 	n, now, st := cfg.CacheEntries, cfg.Now, cfg.Staleness
-	return &Service{
+	s := &Service{
 		store:     store,
 		hasher:    NewPasswordHasher(cfg.Argon2, cfg.HashConcurrency, cfg.HashQueue),
 		now:       now,
@@ -106,6 +109,8 @@ func NewService(store Store, cfg Config) *Service {
 		listeners: cfg.Listeners,
 		throttle:  newThrottler(cfg.Throttle, store, n, now),
 	}
+	s.observeWith(cfg.Observer)
+	return s
 }
 
 // Now is the service's clock, at the millisecond precision the store keeps.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/appaccess/appaccess/accessapi/access"
 	"github.com/appaccess/appaccess/accessapi/httpx"
+	"github.com/appaccess/appaccess/accessapi/openapi"
 	"github.com/appaccess/appaccess/accessapi/wire"
 )
 
@@ -52,8 +53,14 @@ func NewHandler(prefix string, service ServiceFunc, logger *zap.Logger) *Handler
 		method, path, _ := strings.Cut(pattern, " ")
 		h.router.Handle(method+" "+prefix+path, h.wrap(fn))
 	}
+	// The API's own description is served even while no service runs.
+	h.router.Handle("GET "+prefix+"/openapi.json", openapi.Handler(openapi.Management))
 	return h
 }
+
+// Pattern is the route pattern that serves r ("GET /app_access/apps/{app}"),
+// or "" for an unknown path or method.
+func (h *Handler) Pattern(r *http.Request) string { return h.router.Pattern(r) }
 
 // Prefix is the URL path prefix the handler serves.
 func (h *Handler) Prefix() string { return h.prefix }

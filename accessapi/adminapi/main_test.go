@@ -12,6 +12,7 @@ import (
 	"github.com/appaccess/appaccess/accessapi/access"
 	"github.com/appaccess/appaccess/accessapi/adminapi"
 	"github.com/appaccess/appaccess/accessapi/adminapi/adminapitest"
+	"github.com/appaccess/appaccess/accessapi/openapi/openapitest"
 	"github.com/appaccess/appaccess/accessapi/storetest"
 	"github.com/appaccess/appaccess/accessapi/wire"
 )
@@ -89,6 +90,7 @@ func (s *testServer) do(method, path string, header http.Header, body any) answe
 	if err != nil {
 		s.t.Fatal(err)
 	}
+	checkAgainstDocument(s.t, req, res, raw)
 	return answer{status: res.StatusCode, header: res.Header, raw: raw}
 }
 
@@ -115,4 +117,17 @@ func (s *testServer) createApp(settings map[string]any) wire.App {
 		settings["name"] = "test app"
 	}
 	return decode[wire.App](s, http.StatusCreated, "POST", "/apps", settings)
+}
+
+// checkAgainstDocument fails the test when an answer differs from the
+// management API's OpenAPI document.
+func checkAgainstDocument(t *testing.T, req *http.Request, res *http.Response, raw []byte) {
+	t.Helper()
+	v, err := openapitest.Management()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Check(req, res, raw); err != nil {
+		t.Error(err)
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/appaccess/appaccess/accessapi/adminapi"
 	"github.com/appaccess/appaccess/accessapi/adminapi/adminapitest"
 	"github.com/appaccess/appaccess/accessapi/adminclient"
+	"github.com/appaccess/appaccess/accessapi/openapi/openapitest"
 	"github.com/appaccess/appaccess/accessapi/storetest"
 	"github.com/appaccess/appaccess/accessapi/wire"
 )
@@ -26,9 +27,19 @@ type server struct{ *adminapitest.Server }
 
 func newServer(t *testing.T) server { return server{adminapitest.New(t)} }
 
+// client is a client of s whose every answer is checked against the
+// management API's OpenAPI document.
 func (s server) client(t *testing.T) *adminclient.Client {
 	t.Helper()
-	c, err := adminclient.New(s.URL)
+	v, err := openapitest.Management()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc := &http.Client{Transport: &openapitest.Transport{
+		Documents: map[string]*openapitest.Validator{s.URL + "/": v},
+		Report:    func(err error) { t.Error(err) },
+	}}
+	c, err := adminclient.New(s.URL, adminclient.WithHTTPClient(hc))
 	if err != nil {
 		t.Fatal(err)
 	}

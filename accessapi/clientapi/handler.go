@@ -11,6 +11,7 @@ import (
 
 	"github.com/appaccess/appaccess/accessapi/access"
 	"github.com/appaccess/appaccess/accessapi/httpx"
+	"github.com/appaccess/appaccess/accessapi/openapi"
 )
 
 // MaxBodyBytes bounds a request body of the client API.
@@ -55,8 +56,14 @@ func NewHandler(svc *access.Service, clientIP func(*http.Request) string, logger
 	} {
 		h.router.Handle(pattern, h.withApp(fn))
 	}
+	// The API's own description needs no application credentials.
+	h.router.Handle("GET /openapi.json", openapi.Handler(openapi.Client))
 	return h
 }
+
+// Pattern is the route pattern that serves r ("POST /auth/login"), or ""
+// for an unknown path or method.
+func (h *Handler) Pattern(r *http.Request) string { return h.router.Pattern(r) }
 
 func (h *Handler) svc() *access.Service { return h.auth.Service }
 

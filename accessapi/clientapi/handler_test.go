@@ -13,6 +13,7 @@ import (
 	"github.com/appaccess/appaccess/accessapi/access"
 	"github.com/appaccess/appaccess/accessapi/clientapi"
 	"github.com/appaccess/appaccess/accessapi/mongostore"
+	"github.com/appaccess/appaccess/accessapi/openapi/openapitest"
 	"github.com/appaccess/appaccess/accessapi/storetest"
 	"github.com/appaccess/appaccess/accessapi/wire"
 )
@@ -87,7 +88,21 @@ func (f *fixture) do(method, path, body string, extra ...string) answer {
 	}
 	defer res.Body.Close()
 	raw, _ := io.ReadAll(res.Body)
+	checkAgainstDocument(f.t, req, res, raw)
 	return answer{status: res.StatusCode, header: res.Header, raw: string(raw)}
+}
+
+// checkAgainstDocument fails the test when an answer differs from the
+// client API's OpenAPI document.
+func checkAgainstDocument(t *testing.T, req *http.Request, res *http.Response, raw []byte) {
+	t.Helper()
+	v, err := openapitest.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Check(req, res, raw); err != nil {
+		t.Error(err)
+	}
 }
 
 func TestClientAPI_WrongMethodIs405WithAllowBeforeCredentials(t *testing.T) {

@@ -27,6 +27,13 @@ func NewRouter(logger *zap.Logger, notFound string) *Router {
 // Handle registers h for a ServeMux pattern.
 func (rt *Router) Handle(pattern string, h http.Handler) { rt.mux.Handle(pattern, h) }
 
+// Pattern is the registered pattern that serves r, or "" when none does
+// (the 404 and 405 answers): a fixed set, fit for a metric's label.
+func (rt *Router) Pattern(r *http.Request) string {
+	_, pattern := rt.mux.Handler(r)
+	return pattern
+}
+
 // ServeHTTP routes r, answering a problem where the mux has no route.
 func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	fallback, pattern := rt.mux.Handler(r)

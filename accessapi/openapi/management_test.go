@@ -1,0 +1,307 @@
+package openapi
+
+import (
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/appaccess/appaccess/accessapi/access"
+)
+
+// managementCodes are the problem codes the management API answers.
+var managementCodes = []access.Code{
+	access.CodeValidationFailed, access.CodeNotFound, access.CodeConflict, access.CodePayloadTooLarge,
+	access.CodeMethodNotAllowed, access.CodeUnavailable, access.CodeInternal,
+}
+
+func pathParam(name, desc string) obj {
+	return obj{"name": name, "in": "path", "required": true, "description": desc, "schema": obj{"type": "string"}}
+}
+
+func queryParam(name, desc string, schema obj) obj {
+	return obj{"name": name, "in": "query", "required": false, "description": desc, "schema": schema}
+}
+
+// page is the one listing shape: the items under their name and the
+// cursor of the next page (always null when the listing is not paged).
+func page(list, item string, paged bool) obj {
+	next := obj{"type": "null", "description": "Always null: the listing is not paged."}
+	if paged {
+		next = obj{"type": []string{"string", "null"}, "description": "Pass as ?after= for the next page; null at the end."}
+	}
+	return closed([]string{list, "next"}, obj{list: arrayOf(schemaRef(item)), "next": next})
+}
+
+func settingsProps() obj {
+	return obj{
+		"name":                       obj{"type": "string", "minLength": 1, "description": "The application's name."},
+		"device_auth":                boolean("Require a hardware id and register devices (default false)."),
+		"anonymous_access":           boolean("Allow GET /app_context without a user (default false)."),
+		"max_devices":                obj{"type": "integer", "minimum": 1, "maximum": 100, "description": "Devices a user may register (default 1)."},
+		"min_password_length":        obj{"type": "integer", "minimum": 1, "maximum": 256, "description": "Default 8."},
+		"session_ttl":                obj{"type": "string", "description": "A session's lifetime, a duration such as 24h or 90m (1m to 8784h; default 24h)."},
+		"token_requires_hardware_id": boolean("Make x-hardware-id required on token requests of a device-authenticated application."),
+		"max_sessions":               obj{"type": "integer", "minimum": 1, "description": "A user's open sessions; the oldest ends (default 10)."},
+		"throttle":                   schemaRef("Throttle"),
+	}
+}
+
+// throttleSchema is an application's throttling overrides.
+func throttleSchema() obj {
+	count := func(desc string) obj { return obj{"type": "integer", "minimum": 1, "description": desc} }
+	duration := func(desc string) obj {
+		return obj{"type": "string", "description": desc + " A duration such as 1s or 1h."}
+	}
+	return closed(nil, obj{
+		"account_address_free": count("Failures of one account from one address before waits begin."),
+		"address_free":         count("Password failures of one address across accounts before waits begin."),
+		"account_free":         count("Failures of one account across addresses before waits begin for unknown sources."),
+		"code_free":            count("Failed license codes of one address."),
+		"sign_ups_per_address": count("Accounts one address may create per window."),
+		"first_delay":          duration("The wait after the first failure past the free ones."),
+		"max_delay":            duration("The longest wait."),
+		"window":               duration("How long a failure counts."),
+	})
+}
+
+func appProps(withSecret bool) obj {
+	p := obj{
+		"id": uuid("The application."), "name": str("Its name."), "api_key": str("The x-api-key of its clients."),
+		"device_auth": boolean(""), "anonymous_access": boolean(""),
+		"max_devices": integer(""), "min_password_length": integer(""), "session_ttl": str("A duration such as 24h."),
+		"token_requires_hardware_id": boolean(""), "max_sessions": integer(""),
+		"created_at": timestamp("When it was created."),
+	}
+	for _, v := range p {
+		if o := v.(obj); o["description"] == "" {
+			delete(o, "description")
+		}
+	}
+	if withSecret {
+		p["api_secret"] = str("The x-api-secret of its clients; shown only here.")
+	}
+	return p
+}
+
+// withOptional adds the application's properties that are not always sent:
+// its throttling overrides (when it has any) and its counts (GET
+// /apps/{id} only).
+func withOptional(p obj) obj {
+	p["throttle"] = schemaRef("Throttle")
+	p["counts"] = schemaRef("AppCounts")
+	return p
+}
+
+func keys(o obj) []string {
+	out := slices.Collect(maps.Keys(o))
+	slices.Sort(out)
+	return out
+}
+
+func licenseProps(withCode bool) obj {
+	p := obj{
+		"id": uuid("The license."), "code_hint": str("The code's last characters: at most four, never more than a quarter of the code."),
+		"minutes":                 nullable(obj{"type": "integer", "minimum": 1, "description": "Minutes the license adds; null for lifetime."}),
+		"grants_lifetime_access":  boolean(""),
+		"revokes_lifetime_access": boolean(""),
+		"note":                    str("The administrator's note."),
+		"created_at":              timestamp(""),
+		"used_at":                 nullable(timestamp("When it was activated; null while unused.")),
+		"used_by":                 nullable(uuid("The user who activated it; null while unused.")),
+	}
+	for _, k := range []string{"grants_lifetime_access", "revokes_lifetime_access", "created_at"} {
+		delete(p[k].(obj), "description")
+	}
+	if withCode {
+		p["code"] = str("The code, shown in full only now.")
+	}
+	return p
+}
+
+func managementAPI() *api {
+	a := &api{
+		title: "App Access management API",
+		description: "The routes App Access adds under /app_access/ to Caddy's admin endpoint (localhost:2019 by default), " +
+			"protected as that endpoint is. Bodies are strict: an unknown field is 422. See docs/admin.md.",
+		codes: managementCodes,
+		security: obj{"remoteAdmin": obj{"type": "mutualTLS",
+			"description": "Remote admin (admin.remote) requires a client certificate; the local endpoint has no authentication."}},
+	}
+	ledger := closed([]string{"id", "occurred_at", "minutes", "grants_lifetime_access", "revokes_lifetime_access", "license_id", "type"}, obj{
+		"id": uuid("The activation."), "occurred_at": timestamp(""),
+		"minutes":                 nullable(obj{"type": "integer", "minimum": 1}),
+		"grants_lifetime_access":  boolean(""),
+		"revokes_lifetime_access": boolean(""),
+		"license_id":              nullable(uuid("The activated license; null for a grant.")),
+		"type":                    obj{"type": "string", "enum": []string{"license", "grant"}},
+		"note":                    str("The administrator's note of a grant."),
+	})
+	for _, k := range []string{"occurred_at", "grants_lifetime_access", "revokes_lifetime_access"} {
+		delete(ledger["properties"].(obj)[k].(obj), "description")
+	}
+	settings := settingsProps()
+	a.schemas = obj{
+		"Health":        closed([]string{"status", "time"}, obj{"status": obj{"type": "string", "const": "ok"}, "time": timestamp("The server's time.")}),
+		"NewAppRequest": closed([]string{"name"}, settings),
+		"AppSettings":   closed(nil, settingsProps()),
+		"App":           closed(keys(appProps(false)), withOptional(appProps(false))),
+		"NewApp":        closed(keys(appProps(true)), withOptional(appProps(true))),
+		"Throttle":      throttleSchema(),
+		"AppCounts": closed([]string{"licenses", "licenses_used", "licenses_unused", "users", "active_members"}, obj{
+			"licenses": integer(""), "licenses_used": integer(""), "licenses_unused": integer(""), "users": integer(""),
+			"active_members": integer("Users whose membership is active now."),
+		}),
+		"AppPage":        page("apps", "App", false),
+		"SecretRotation": closed([]string{"api_secret"}, obj{"api_secret": str("The new secret; the old one stops working.")}),
+		"LicenseRequest": closed(nil, obj{
+			"count":                   obj{"type": "integer", "minimum": 1, "maximum": 10000, "description": "New codes to issue (default 1); not with codes."},
+			"minutes":                 obj{"type": "integer", "minimum": 1},
+			"grants_lifetime_access":  obj{"type": "boolean"},
+			"revokes_lifetime_access": obj{"type": "boolean"},
+			"note":                    obj{"type": "string"},
+			"codes":                   obj{"type": "array", "items": obj{"type": "string", "minLength": 1, "maxLength": 128}, "description": "Existing codes to import; each needs about 80 bits of randomness."},
+		}),
+		"IssuedLicense":  closed(keys(licenseProps(true)), licenseProps(true)),
+		"IssuedLicenses": closed([]string{"licenses"}, obj{"licenses": arrayOf(schemaRef("IssuedLicense"))}),
+		"License":        closed(keys(licenseProps(false)), licenseProps(false)),
+		"LicensePage":    page("licenses", "License", true),
+		"LicenseLookup":  closed([]string{"code"}, obj{"code": obj{"type": "string"}}),
+		"UserSummary":    closed([]string{"id", "username", "created_at"}, obj{"id": uuid(""), "username": str(""), "created_at": timestamp("")}),
+		"UserPage":       page("users", "UserSummary", true),
+		"Membership": closed([]string{"is_active", "is_lifetime", "expires_at"}, obj{
+			"is_active": boolean(""), "is_lifetime": boolean(""), "expires_at": nullable(timestamp("")),
+		}),
+		"Device":         closed([]string{"hardware_id", "registered_at"}, obj{"hardware_id": str(""), "registered_at": timestamp("")}),
+		"LedgerEntry":    ledger,
+		"ActivationPage": page("activations", "LedgerEntry", true),
+		"UserDetail": closed([]string{"id", "username", "membership", "banned", "ban_reason", "devices", "last_login_ip", "last_login_at", "created_at", "activations"}, obj{
+			"id": uuid(""), "username": str(""), "membership": schemaRef("Membership"),
+			"banned": boolean(""), "ban_reason": nullable(str("")),
+			"devices": arrayOf(schemaRef("Device")), "last_login_ip": nullable(str("The client address of the last login.")),
+			"last_login_at": nullable(timestamp("")), "created_at": timestamp(""),
+			"activations": arrayOf(schemaRef("LedgerEntry")),
+		}),
+		"BanRequest": closed(nil, obj{"reason": obj{"type": "string"}}),
+		"GrantRequest": closed(nil, obj{
+			"minutes": obj{"type": "integer", "minimum": 1}, "grants_lifetime_access": obj{"type": "boolean"},
+			"revokes_lifetime_access": obj{"type": "boolean"}, "note": obj{"type": "string"},
+		}),
+		"PasswordReset": closed([]string{"password"}, obj{"password": obj{"type": "string"}}),
+		"VariableValue": closed([]string{"value"}, obj{"value": obj{"type": "string"}}),
+		"Variable":      closed([]string{"name", "value"}, obj{"name": str(""), "value": str("")}),
+		"VariablePage":  page("variables", "Variable", false),
+		"FileInfo": closed([]string{"id", "name", "mime_type", "is_encrypted", "size", "sha256", "created_at"}, obj{
+			"id": uuid(""), "name": str(""), "mime_type": str(""), "is_encrypted": boolean(""),
+			"size": obj{"type": "integer", "minimum": 0}, "sha256": obj{"type": "string", "pattern": "^[0-9a-f]{64}$"},
+			"created_at": timestamp(""),
+		}),
+		"FilePage": page("files", "FileInfo", false),
+	}
+	for _, s := range a.schemas {
+		for _, p := range s.(obj)["properties"].(obj) {
+			if o, ok := p.(obj); ok && o["description"] == "" {
+				delete(o, "description")
+			}
+		}
+	}
+	const prefix = "/app_access"
+	app := pathParam("app_id", "The application.")
+	user := pathParam("user_id", "The user.")
+	limit := queryParam("limit", "Items a page (1 to 1000, default 100).", obj{"type": "integer", "minimum": 1, "maximum": 1000})
+	after := queryParam("after", "The next cursor of the previous page.", obj{"type": "string"})
+	noContent := obj{"204": obj{"description": "Done."}}
+	common := []int{500, 503}
+	add := func(method, path, id, tag, summary string, params []obj, body string, ok obj, problems ...int) {
+		op := operation{method: method, path: prefix + path, id: id, tag: tag, summary: summary, params: params, ok: ok,
+			problems: append(problems, common...)}
+		if body != "" {
+			op.body = schemaRef(strings.TrimSuffix(body, "?"))
+			op.bodyOptional = strings.HasSuffix(body, "?")
+		}
+		a.add(op)
+	}
+	js := jsonResponse
+	add("GET", "/health", "health", "meta", "Whether the store is connected", nil, "",
+		obj{"200": js("Serving.", schemaRef("Health"))})
+	add("POST", "/apps", "createApp", "apps", "Create an application", nil, "NewAppRequest",
+		obj{"201": js("The application with its secret.", schemaRef("NewApp"))}, 413, 422)
+	add("GET", "/apps", "listApps", "apps", "List the applications", nil, "", obj{"200": js("Every application.", schemaRef("AppPage"))})
+	add("GET", "/apps/{app_id}", "showApp", "apps", "Show an application", []obj{app}, "",
+		obj{"200": js("The application.", schemaRef("App"))}, 404)
+	add("PATCH", "/apps/{app_id}", "updateApp", "apps", "Change an application's settings", []obj{app}, "AppSettings",
+		obj{"200": js("The application.", schemaRef("App"))}, 404, 413, 422)
+	add("DELETE", "/apps/{app_id}", "deleteApp", "apps", "Delete an application", []obj{app}, "", noContent, 404)
+	add("POST", "/apps/{app_id}/rotate_secret", "rotateSecret", "apps", "Replace the application's secret", []obj{app}, "",
+		obj{"200": js("The new secret.", schemaRef("SecretRotation"))}, 404)
+
+	license := pathParam("license_id", "The license.")
+	add("POST", "/apps/{app_id}/licenses", "createLicenses", "licenses", "Issue or import license codes", []obj{app}, "LicenseRequest",
+		obj{"201": js("The licenses with their codes, shown in full only here.", schemaRef("IssuedLicenses"))}, 404, 409, 413, 422)
+	add("GET", "/apps/{app_id}/licenses", "listLicenses", "licenses", "List licenses in id order", []obj{app,
+		queryParam("used", "Only used (true) or unused (false) licenses.", obj{"type": "string", "enum": []string{"true", "false"}}), limit, after}, "",
+		obj{"200": js("A page of licenses.", schemaRef("LicensePage"))}, 404, 422)
+	add("POST", "/apps/{app_id}/licenses/lookup", "lookupLicense", "licenses", "Find a license by its code", []obj{app}, "LicenseLookup",
+		obj{"200": js("The license.", schemaRef("License"))}, 404, 413, 422)
+	add("GET", "/apps/{app_id}/licenses/{license_id}", "showLicense", "licenses", "Show a license", []obj{app, license}, "",
+		obj{"200": js("The license.", schemaRef("License"))}, 404)
+	add("DELETE", "/apps/{app_id}/licenses/{license_id}", "deleteLicense", "licenses", "Delete an unused license", []obj{app, license}, "",
+		noContent, 404, 409)
+
+	add("GET", "/apps/{app_id}/users", "listUsers", "users", "List users in username order", []obj{app,
+		queryParam("prefix", "Only the users whose name starts with this, ignoring case.", obj{"type": "string"}),
+		queryParam("username", "Find one user by name, ignoring case.", obj{"type": "string"}), limit, after}, "",
+		obj{"200": js("A page of users.", schemaRef("UserPage"))}, 404, 422)
+	add("GET", "/apps/{app_id}/users/{user_id}/activations", "listActivations", "users", "List a user's ledger, oldest first", []obj{app, user, limit, after}, "",
+		obj{"200": js("A page of ledger entries.", schemaRef("ActivationPage"))}, 404, 422)
+	add("GET", "/apps/{app_id}/users/{user_id}", "showUser", "users", "Show a user", []obj{app, user}, "",
+		obj{"200": js("Everything about the user.", schemaRef("UserDetail"))}, 404)
+	add("DELETE", "/apps/{app_id}/users/{user_id}", "deleteUser", "users", "Delete a user", []obj{app, user}, "", noContent, 404)
+	add("POST", "/apps/{app_id}/users/{user_id}/ban", "banUser", "users", "Ban a user and end their sessions", []obj{app, user}, "BanRequest?",
+		noContent, 404, 413, 422)
+	add("POST", "/apps/{app_id}/users/{user_id}/unban", "unbanUser", "users", "Lift a ban", []obj{app, user}, "", noContent, 404)
+	add("DELETE", "/apps/{app_id}/users/{user_id}/devices", "resetDevices", "users", "Free all the user's device slots", []obj{app, user}, "", noContent, 404)
+	add("DELETE", "/apps/{app_id}/users/{user_id}/sessions", "endSessions", "users", "End all the user's sessions", []obj{app, user}, "", noContent, 404)
+	add("POST", "/apps/{app_id}/users/{user_id}/password", "resetPassword", "users", "Set a user's password and end their sessions", []obj{app, user},
+		"PasswordReset", noContent, 404, 413, 422)
+	add("POST", "/apps/{app_id}/users/{user_id}/grant", "grant", "users", "Add membership time or lifetime access", []obj{app, user}, "GrantRequest",
+		obj{"201": js("The ledger entry.", schemaRef("LedgerEntry"))}, 404, 413, 422)
+
+	name := pathParam("name", "The variable's name.")
+	add("GET", "/apps/{app_id}/variables", "listVariables", "content", "List the variables", []obj{app}, "",
+		obj{"200": js("Every variable.", schemaRef("VariablePage"))}, 404)
+	add("PUT", "/apps/{app_id}/variables/{name}", "setVariable", "content", "Set a variable", []obj{app, name}, "VariableValue",
+		obj{"200": js("The variable.", schemaRef("Variable"))}, 404, 413, 422)
+	add("DELETE", "/apps/{app_id}/variables/{name}", "deleteVariable", "content", "Delete a variable", []obj{app, name}, "", noContent, 404)
+
+	add("GET", "/apps/{app_id}/files", "listFiles", "content", "List the files", []obj{app}, "",
+		obj{"200": js("Every file.", schemaRef("FilePage"))}, 404)
+	add("DELETE", "/apps/{app_id}/files/{file_id}", "deleteFile", "content", "Delete a file", []obj{app, pathParam("file_id", "The file.")}, "", noContent, 404)
+	a.add(operation{method: "POST", path: prefix + "/apps/{app_id}/files", id: "uploadFile", tag: "content", summary: "Upload a file",
+		description: "The body is the file's bytes (up to 1 GiB), streamed into the store. The media type is ?mime_type=, else the " +
+			"request's Content-Type, else the one the name or the first bytes imply.",
+		params: []obj{app,
+			{"name": "name", "in": "query", "required": true, "description": "The file's name.", "schema": obj{"type": "string", "minLength": 1}},
+			queryParam("mime_type", "Its media type.", obj{"type": "string"}),
+			queryParam("encrypted", "Store it encrypted.", obj{"type": "string", "enum": []string{"true", "false"}}),
+		},
+		ok:       obj{"201": js("The file.", schemaRef("FileInfo"))},
+		problems: append([]int{404, 413, 422}, common...),
+	})
+	a.paths[prefix+"/apps/{app_id}/files"].(obj)["post"].(obj)["requestBody"] = obj{"required": true,
+		"content": obj{"*/*": obj{"schema": obj{"type": "string", "contentMediaType": "application/octet-stream"}}}}
+	a.add(openapiOperation(prefix+"/openapi.json", "meta", []int{500}, nil))
+	return a
+}
+
+// managementDocument is the management API's document.
+func managementDocument() obj {
+	doc := managementAPI().document([]obj{{"url": "/", "description": "Caddy's admin endpoint, such as http://localhost:2019."}}, []obj{
+		{"name": "apps", "description": "Applications and their secrets."},
+		{"name": "licenses", "description": "License codes."},
+		{"name": "users", "description": "Users, bans, devices, sessions and membership grants."},
+		{"name": "content", "description": "Variables and files."},
+		{"name": "meta", "description": "Health and this document."},
+	})
+	doc["security"] = []obj{{}, {"remoteAdmin": []string{}}}
+	return doc
+}

@@ -1,0 +1,180 @@
+package caddymodule
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/appaccess/appaccess/accessapi/access"
+	"github.com/appaccess/appaccess/accessapi/httpx"
+)
+
+// App Access's Prometheus metrics. The collectors are made once per
+// process and registered with the metrics registry of every config load
+// (Caddy makes a new one each time), so counts carry over a reload and a
+// second registration is no error. Every label value comes from a fixed
+// set: route patterns, problem codes, cache and store operation names;
+// never a user, an address, a key or a code.
+var (
+	requestsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "app_access_requests_total",
+		Help: "Requests answered by App Access, by API (client or management), endpoint (route pattern, or unmatched) and outcome (ok or the problem code).",
+	}, []string{"api", "endpoint", "outcome"})
+	loginsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "app_access_logins_total",
+		Help: "Logins (POST /auth/login), by result: ok or the problem code.",
+	}, []string{"result"})
+	signUpsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "app_access_sign_ups_total",
+		Help: "Sign-ups, by method (password or license_code) and result: ok or the problem code.",
+	}, []string{"method", "result"})
+	activationsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "app_access_activations_total",
+		Help: "License activations (POST /activate_license), by result: ok or the problem code.",
+	}, []string{"result"})
+	hashWaitSeconds = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "app_access_password_hash_wait_seconds",
+		Help:    "Time a password hash waited for an argon2id slot.",
+		Buckets: []float64{0.0005, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5},
+	})
+	hashSeconds = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "app_access_password_hash_seconds",
+		Help:    "Time one argon2id hash took.",
+		Buckets: []float64{0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5},
+	})
+	cacheLookupsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "app_access_cache_lookups_total",
+		Help: "Lookups in the service's caches, by cache and result (hit or miss).",
+	}, []string{"cache", "result"})
+	storeSeconds = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "app_access_store_operation_duration_seconds",
+		Help:    "Latency of store operations on the request path, by operation, whatever their result.",
+		Buckets: prometheus.DefBuckets,
+	}, []string{"operation"})
+)
+
+// collectors are every App Access collector.
+var collectors = []prometheus.Collector{requestsTotal, loginsTotal, signUpsTotal, activationsTotal,
+	hashWaitSeconds, hashSeconds, cacheLookupsTotal, storeSeconds}
+
+// registerMetrics registers the collectors with a config's registry; ones
+// already registered there are fine.
+func registerMetrics(reg *prometheus.Registry) error {
+	if reg == nil {
+		return nil
+	}
+	for _, c := range collectors {
+		if err := reg.Register(c); err != nil {
+			var already prometheus.AlreadyRegisteredError
+			if !errors.As(err, &already) {
+				return fmt.Errorf("registering App Access metrics: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// outcomes are the values of the outcome and result labels: ok, every
+// problem code, and other for an answer that is neither.
+var outcomes = []string{"ok", "other",
+	string(access.CodeInvalidApplication), string(access.CodeValidationFailed), string(access.CodeUsernameTaken),
+	string(access.CodeInvalidCredentials), string(access.CodeLicenseInvalid), string(access.CodeLicenseUsed),
+	string(access.CodeDeviceRequired), string(access.CodeDeviceMismatch), string(access.CodeMembershipInactive),
+	string(access.CodeUserBanned), string(access.CodeAuthenticationRequired), string(access.CodeSessionExpired),
+	string(access.CodeNotFound), string(access.CodeConflict), string(access.CodePayloadTooLarge),
+	string(access.CodeTooManyAttempts), string(access.CodeMethodNotAllowed), string(httpx.CodeRangeNotSatisfiable),
+	string(access.CodeUnavailable), string(access.CodeInternal)}
+
+// unmatched is the endpoint of a request no route serves.
+const unmatched = "unmatched"
+
+// countRequest counts one answer of an API: the request counter, and the
+// login, sign-up and activation counters for those endpoints.
+func countRequest(api, endpoint, outcome string) {
+	if endpoint == "" {
+		endpoint = unmatched
+	}
+	requestsTotal.WithLabelValues(api, endpoint, outcome).Inc()
+	if api != "client" {
+		return
+	}
+	switch endpoint {
+	case "POST /auth/login":
+		loginsTotal.WithLabelValues(outcome).Inc()
+	case "POST /sign_up":
+		signUpsTotal.WithLabelValues("password", outcome).Inc()
+	case "POST /sign_up_with_license_code":
+		signUpsTotal.WithLabelValues("license_code", outcome).Inc()
+	case "POST /activate_license":
+		activationsTotal.WithLabelValues(outcome).Inc()
+	}
+}
+
+// outcomeRecorder passes an answer through and keeps its status and the
+// beginning of a problem body, to name the answer's outcome.
+type outcomeRecorder struct {
+	http.ResponseWriter
+	status  int
+	problem []byte // the beginning of an application/problem+json body
+	isProb  bool
+}
+
+// maxProblemBytes bounds what the recorder keeps of a problem body.
+const maxProblemBytes = 8 << 10
+
+func (o *outcomeRecorder) WriteHeader(status int) {
+	if o.status == 0 {
+		o.status = status
+		o.isProb = strings.HasPrefix(o.Header().Get("Content-Type"), "application/problem+json")
+	}
+	o.ResponseWriter.WriteHeader(status)
+}
+
+func (o *outcomeRecorder) Write(p []byte) (int, error) {
+	if o.status == 0 {
+		o.WriteHeader(http.StatusOK)
+	}
+	if o.isProb && len(o.problem) < maxProblemBytes {
+		o.problem = append(o.problem, p[:min(len(p), maxProblemBytes-len(o.problem))]...)
+	}
+	return o.ResponseWriter.Write(p)
+}
+
+// Unwrap gives http.ResponseController the underlying writer.
+func (o *outcomeRecorder) Unwrap() http.ResponseWriter { return o.ResponseWriter }
+
+// outcome is ok for a success, the problem's code for a refusal (other for
+// a refusal that is not one of App Access's problems).
+func (o *outcomeRecorder) outcome() string {
+	if o.status != 0 && o.status < 400 {
+		return "ok"
+	}
+	var p struct {
+		Code string `json:"code"`
+	}
+	if o.status == 0 || json.Unmarshal(o.problem, &p) != nil || !slices.Contains(outcomes, p.Code) {
+		return "other"
+	}
+	return p.Code
+}
+
+// metricsObserver turns the service's measurements into metrics.
+type metricsObserver struct{}
+
+func (metricsObserver) HashWaited(wait time.Duration) { hashWaitSeconds.Observe(wait.Seconds()) }
+func (metricsObserver) Hashed(took time.Duration)     { hashSeconds.Observe(took.Seconds()) }
+func (metricsObserver) CacheLookup(cache access.CacheName, hit bool) {
+	result := "miss"
+	if hit {
+		result = "hit"
+	}
+	cacheLookupsTotal.WithLabelValues(string(cache), result).Inc()
+}
+
+var _ access.Observer = metricsObserver{}
