@@ -64,7 +64,7 @@ func (c *cli) build(cmd *cobra.Command) {
 	pf.StringVar(&c.config, "config", "", "a config file to read the admin address from")
 	pf.StringVar(&c.adapter, "adapter", "", "the adapter of --config")
 	pf.BoolVar(&c.json, "json", false, "print the route's JSON")
-	cmd.AddCommand(c.appsCommand(), c.licensesCommand(), c.usersCommand(), c.varsCommand(), c.filesCommand())
+	cmd.AddCommand(c.appsCommand(), c.licensesCommand(), c.usersCommand(), c.varsCommand(), c.filesCommand(), c.auditCommand())
 }
 
 // adminAddress finds the admin endpoint: --address, else the variable,

@@ -227,3 +227,39 @@ func (s *Service) DeleteExpiredAudit(ctx context.Context, retention time.Duratio
 	n, err := s.store.DeleteAuditBefore(ctx, s.Now().Add(-retention))
 	return n, wrapStore(err, "deleting expired audit entries")
 }
+
+// The changes of EventContentChanged (Event.Change), which the audit log
+// records as its actions.
+const (
+	ContentVariableSet     = "variable.set"
+	ContentVariableDeleted = "variable.deleted"
+	ContentFileUploaded    = "file.uploaded"
+	ContentFileDeleted     = "file.deleted"
+)
+
+// grantOf is what the audit log shows of an administrator's grant.
+func grantOf(a *Activation) map[string]any {
+	m := map[string]any{"activation_id": a.ID, "grants_lifetime_access": a.GrantsLifetimeAccess,
+		"revokes_lifetime_access": a.RevokesLifetimeAccess, "note": a.Note}
+	if a.Minutes != nil {
+		m["minutes"] = *a.Minutes
+	}
+	return m
+}
+
+// fileOf is what the audit log shows of a file: never its contents.
+func fileOf(f *File) map[string]any {
+	return map[string]any{"name": f.Name, "mime_type": f.MimeType, "size": f.Size, "sha256": f.SHA256, "encrypted": f.IsEncrypted}
+}
+
+// licensesOf is what the audit log shows of a batch of new licenses: how
+// many, the first one's ID, the grant and note; never a code or its hint.
+func licensesOf(batch []License, imported bool) map[string]any {
+	l := batch[0]
+	m := map[string]any{"count": len(batch), "first_license_id": l.ID, "imported": imported,
+		"grants_lifetime_access": l.Grant.GrantsLifetimeAccess, "revokes_lifetime_access": l.Grant.RevokesLifetimeAccess, "note": l.Note}
+	if l.Grant.Minutes != nil {
+		m["minutes"] = *l.Grant.Minutes
+	}
+	return m
+}

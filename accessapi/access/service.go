@@ -88,7 +88,7 @@ func NewService(store Store, cfg Config) *Service {
 	key := make([]byte, 32)
 	_, _ = rand.Read(key)
 	n, now, st := cfg.CacheEntries, cfg.Now, cfg.Staleness
-	return &Service{
+	s := &Service{
 		store:     store,
 		hasher:    NewPasswordHasher(cfg.Argon2, cfg.HashConcurrency, cfg.HashQueue),
 		now:       now,
@@ -106,6 +106,8 @@ func NewService(store Store, cfg Config) *Service {
 		listeners: cfg.Listeners,
 		throttle:  newThrottler(cfg.Throttle, store, n, now),
 	}
+	s.throttle.held = s.emit
+	return s
 }
 
 // Now is the service's clock, at the millisecond precision the store keeps.

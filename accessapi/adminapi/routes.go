@@ -38,5 +38,7 @@ func (h *Handler) routes() map[string]route {
 		"POST /apps/{app}/files":              uploadFile,
 		"GET /apps/{app}/files":               listFiles,
 		"DELETE /apps/{app}/files/{file}":     deleteFile,
+
+		"GET /apps/{app}/audit": listAudit,
 	}
 }
