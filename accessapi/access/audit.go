@@ -167,8 +167,26 @@ func appSettingsOf(app *App) map[string]any {
 		"name": app.Name, "device_auth": app.DeviceAuth, "anonymous_access": app.AnonymousAccess,
 		"max_devices": app.MaxDevices, "min_password_length": app.MinPasswordLength,
 		"session_ttl": app.SessionTTL.String(), "token_requires_hardware_id": app.TokenRequiresHardwareID,
-		"max_sessions": app.MaxSessions, "throttle": app.Throttle,
+		"max_sessions": app.MaxSessions, "throttle": throttleOf(app.Throttle),
 	}
+}
+
+// throttleOf is an application's throttling overrides as the management
+// API writes them: the fields set, durations such as "1s".
+func throttleOf(p ThrottlePolicy) map[string]any {
+	m := map[string]any{}
+	for k, v := range map[string]int{"account_address_free": p.AccountAddressFree, "address_free": p.AddressFree,
+		"account_free": p.AccountFree, "code_free": p.CodeFree, "secret_free": p.SecretFree, "sign_ups_per_address": p.SignUpsPerAddress} {
+		if v != 0 {
+			m[k] = v
+		}
+	}
+	for k, v := range map[string]time.Duration{"first_delay": p.FirstDelay, "max_delay": p.MaxDelay, "window": p.Window} {
+		if v != 0 {
+			m[k] = v.String()
+		}
+	}
+	return m
 }
 
 // settingsChange is the settings a change replaced and those it stored,

@@ -78,12 +78,14 @@ func TestAuditLog_EveryManagementRouteIsRecordedWithItsPrincipal(t *testing.T) {
 		target func() string
 		userID func() string
 		after  string // a fragment of the entry's after
+		before string // a fragment of the entry's before
 	}{
 		{route: "POST /apps", path: func() string { return "/apps" }, body: map[string]any{"name": "audited"}, status: 201,
 			keep: func(raw []byte) { must(t, json.Unmarshal(raw, &app)); signUp() }, action: "app.created",
 			target: func() string { return app.ID }, after: `"name":"audited"`},
 		{route: "PATCH /apps/{app}", path: appPath(""), body: map[string]any{"name": "renamed", "max_devices": 3}, status: 200,
-			action: "app.changed", target: func() string { return app.ID }, after: `"max_devices":3`},
+			action: "app.changed", target: func() string { return app.ID }, after: `"max_devices":3,"name":"renamed"}`,
+			before: `{"max_devices":1,"name":"audited"}`},
 		{route: "POST /apps/{app}/rotate_secret", path: appPath("/rotate_secret"), status: 200,
 			action: "app.secret_rotated", target: func() string { return app.ID }},
 		{route: "POST /apps/{app}/licenses", path: appPath("/licenses"), body: map[string]any{"count": 2, "minutes": 60}, status: 201,
@@ -104,7 +106,7 @@ func TestAuditLog_EveryManagementRouteIsRecordedWithItsPrincipal(t *testing.T) {
 		{route: "POST /apps/{app}/users/{user}/password", path: userPath("/password"), body: map[string]any{"password": "new-secret-pass-77"}, status: 204,
 			action: "user.password_changed", userID: func() string { return user.ID }},
 		{route: "DELETE /apps/{app}/users/{user}", path: func() string { return "/apps/" + app.ID + "/users/" + del.ID }, status: 204,
-			action: "user.deleted", userID: func() string { return del.ID }},
+			action: "user.deleted", userID: func() string { return del.ID }, before: `"username":"user`},
 		{route: "PUT /apps/{app}/variables/{name}", path: appPath("/variables/motd"), body: map[string]any{"value": "variable-value-not-logged"}, status: 200,
 			action: "variable.set", target: func() string { return "motd" }},
 		{route: "DELETE /apps/{app}/variables/{name}", path: appPath("/variables/motd"), status: 204,
@@ -143,8 +145,8 @@ func TestAuditLog_EveryManagementRouteIsRecordedWithItsPrincipal(t *testing.T) {
 			if tt.userID != nil && (e.UserID == nil || *e.UserID != tt.userID()) {
 				t.Errorf("user %v, want %s", e.UserID, tt.userID())
 			}
-			if !strings.Contains(string(e.After), tt.after) {
-				t.Errorf("after %s, want it to hold %s", e.After, tt.after)
+			if !strings.Contains(string(e.After), tt.after) || !strings.Contains(string(e.Before), tt.before) {
+				t.Errorf("before %s, after %s; want them to hold %s and %s", e.Before, e.After, tt.before, tt.after)
 			}
 			if e.AppID != appID || e.Action != tt.action {
 				t.Errorf("entry %+v of application %s", e, appID)
