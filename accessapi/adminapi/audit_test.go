@@ -209,7 +209,8 @@ func TestAuditLog_HoldsNoSecretPasswordCodeOrToken(t *testing.T) {
 	for name, secret := range map[string]string{"app secret": created.APISecret, "rotated secret": rotated.APISecret,
 		"license code": issued.Licenses[0].Code, "code without dashes": strings.ReplaceAll(issued.Licenses[0].Code, "-", ""),
 		"password": password, "new password": newPassword, "reset password": password + "x", "wrong password": wrongPassword,
-		"session token": grant.Token, "session token hash": access.SecretHash(grant.Token), "secret hash": access.SecretHash(rotated.APISecret)} {
+		"session token": grant.Token, "session token hash": access.SecretHash(grant.Token), "secret hash": access.SecretHash(created.APISecret),
+		"rotated secret hash": access.SecretHash(rotated.APISecret), "code hint": issued.Licenses[0].CodeHint} {
 		if secret == "" {
 			t.Fatalf("%s: empty", name)
 		}
