@@ -22,30 +22,8 @@ func (s *Store) AppendAudit(ctx context.Context, e *access.AuditEntry) error {
 // AuditLog implements access.AuditStore: an ID range on (app_id, id), or
 // on (app_id, action, id) or (app_id, user_id, id) with a filter.
 func (s *Store) AuditLog(ctx context.Context, appID string, f access.AuditFilter, after string, limit int) ([]access.AuditEntry, error) {
-	q := `SELECT ` + auditColumns + ` FROM audit_log WHERE app_id = ? AND id > ?`
-	args := []any{appID, after}
-	switch {
-	case f.Action != "":
-		q += ` AND action = ?`
-		args = append(args, f.Action)
-	case f.UserID != "":
-		q += ` AND user_id = ?`
-		args = append(args, f.UserID)
-	}
-	// Both filters together use the action's index and check the user.
-	if f.Action != "" && f.UserID != "" {
-		q += ` AND +user_id = ?`
-		args = append(args, f.UserID)
-	}
-	if !f.Since.IsZero() {
-		q += ` AND id >= ?`
-		args = append(args, access.AuditIDAt(f.Since))
-	}
-	if !f.Until.IsZero() {
-		q += ` AND id < ?`
-		args = append(args, access.AuditIDAt(f.Until))
-	}
-	rows, err := s.query(ctx, q+` ORDER BY id LIMIT ?`, append(args, limit)...)
+	q, args := auditQuery(appID, f, after, limit)
+	rows, err := s.query(ctx, q, args...)
 	if err != nil {
 		return nil, mapErr(err)
 	}
@@ -68,6 +46,38 @@ func (s *Store) AuditLog(ctx context.Context, appID string, f access.AuditFilter
 		out = append(out, e)
 	}
 	return out, mapErr(rows.Err())
+}
+
+// auditQuery is the statement of a page of the audit log. It names the
+// index of its filter: with an ID range on every index, SQLite would
+// otherwise pick (app_id, id) and walk the range for the filter.
+func auditQuery(appID string, f access.AuditFilter, after string, limit int) (string, []any) {
+	index, cond := "audit_by_app", ""
+	args := []any{appID}
+	switch {
+	case f.Action != "":
+		index, cond = "audit_by_action", ` AND action = ?`
+		args = append(args, f.Action)
+	case f.UserID != "":
+		index, cond = "audit_by_user", ` AND user_id = ?`
+		args = append(args, f.UserID)
+	}
+	q := `SELECT ` + auditColumns + ` FROM audit_log INDEXED BY ` + index + ` WHERE app_id = ?` + cond + ` AND id > ?`
+	args = append(args, after)
+	// Both filters together use the action's index and check the user.
+	if f.Action != "" && f.UserID != "" {
+		q += ` AND +user_id = ?`
+		args = append(args, f.UserID)
+	}
+	if !f.Since.IsZero() {
+		q += ` AND id >= ?`
+		args = append(args, access.AuditIDAt(f.Since))
+	}
+	if !f.Until.IsZero() {
+		q += ` AND id < ?`
+		args = append(args, access.AuditIDAt(f.Until))
+	}
+	return q + ` ORDER BY id LIMIT ?`, append(args, limit)
 }
 
 // DeleteAuditBefore implements access.AuditStore, in short batches on the
