@@ -51,6 +51,15 @@ func (s *Store) AuditLog(ctx context.Context, appID string, f access.AuditFilter
 		hi = auditDocID(appID, access.AuditIDAt(f.Until))
 	}
 	filter := bson.D{{Key: "app_id", Value: appID}}
+	opts := options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}).SetLimit(int64(limit))
+	// A filter names its index: with an _id range, a planner could
+	// otherwise walk the range on _id for the filter.
+	switch {
+	case f.Action != "":
+		opts.SetHint(bson.D{{Key: "app_id", Value: 1}, {Key: "action", Value: 1}, {Key: "_id", Value: 1}})
+	case f.UserID != "":
+		opts.SetHint(bson.D{{Key: "app_id", Value: 1}, {Key: "user_id", Value: 1}, {Key: "_id", Value: 1}})
+	}
 	if f.Action != "" {
 		filter = append(filter, bson.E{Key: "action", Value: f.Action})
 	}
@@ -59,7 +68,6 @@ func (s *Store) AuditLog(ctx context.Context, appID string, f access.AuditFilter
 	}
 	filter = append(filter, bson.E{Key: "_id", Value: bson.D{{Key: "$gte", Value: lo}, {Key: "$lt", Value: hi}}})
 	var docs []auditDoc
-	opts := options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}).SetLimit(int64(limit))
 	if err := findAll(ctx, s.c(collAudit), filter, opts, &docs); err != nil {
 		return nil, err
 	}
