@@ -69,6 +69,11 @@ type App struct {
 	// Default: 10m.
 	SessionCleanupInterval caddy.Duration `json:"session_cleanup_interval,omitempty"`
 
+	// AuditRetention is how long audit log entries are kept; the periodic
+	// cleanup (every session_cleanup_interval) deletes older ones.
+	// Default: 8760h (365 days).
+	AuditRetention caddy.Duration `json:"audit_retention,omitempty"`
+
 	// HashConcurrency bounds concurrent argon2id hashes. Default: the
 	// number of CPUs.
 	HashConcurrency int `json:"hash_concurrency,omitempty"`
@@ -140,8 +145,8 @@ func (a *App) Validate() error {
 			return fmt.Errorf("file_key: %w", err)
 		}
 	}
-	if a.Staleness < 0 || a.CredentialCacheTTL < 0 || a.SessionCleanupInterval < 0 {
-		return errors.New("staleness, credential_cache_ttl and session_cleanup_interval must not be negative")
+	if a.Staleness < 0 || a.CredentialCacheTTL < 0 || a.SessionCleanupInterval < 0 || a.AuditRetention < 0 {
+		return errors.New("staleness, credential_cache_ttl, session_cleanup_interval and audit_retention must not be negative")
 	}
 	return nil
 }
@@ -186,6 +191,7 @@ func (a *App) Start() error {
 		Throttle:           a.Throttle.policy(),
 		FileKey:            fileKey,
 		Observer:           metricsObserver{},
+		Listeners:          []access.EventListener{a.auditListener(store)},
 	})
 	a.live.Store(&running{svc: svc, api: clientapi.NewHandler(svc, clientIP, a.logger)})
 	a.stop = make(chan struct{})
@@ -254,6 +260,19 @@ func (a *App) deleteExpiredSessions(svc *access.Service) {
 	if _, err := svc.DeleteExpiredFailures(ctx); err != nil {
 		a.logger.Warn("deleting expired failed attempts", zap.Error(err))
 	}
+	if n, err := svc.DeleteExpiredAudit(ctx, time.Duration(a.AuditRetention)); err != nil {
+		a.logger.Warn("deleting expired audit log entries", zap.Error(err))
+	} else if n > 0 {
+		a.logger.Debug("deleted expired audit log entries", zap.Int64("count", n))
+	}
+}
+
+// auditListener writes the audit log to store; a failed write is logged
+// (the entry names ids only, and the error no credential).
+func (a *App) auditListener(store access.AuditStore) access.EventListener {
+	return access.NewAuditListener(store, func(err error) {
+		a.logger.Error("writing the audit log", zap.Error(err))
+	})
 }
 
 // errNotStarted answers requests that arrive before the app has started.

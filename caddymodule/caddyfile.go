@@ -30,6 +30,7 @@ func init() {
 //		staleness                <duration>
 //		credential_cache_ttl     <duration>
 //		session_cleanup_interval <duration>
+//		audit_retention          <duration>
 //		hash_concurrency         <n>
 //		hash_queue               <n>
 //		throttle {
@@ -73,13 +74,13 @@ func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			a.DataDir = arg
 		case "file_key":
 			a.FileKey = arg
-		case "staleness", "credential_cache_ttl", "session_cleanup_interval":
+		case "staleness", "credential_cache_ttl", "session_cleanup_interval", "audit_retention":
 			dur, err := caddy.ParseDuration(arg)
 			if err != nil {
 				return d.Errf("%s: %v", key, err)
 			}
 			*map[string]*caddy.Duration{"staleness": &a.Staleness, "credential_cache_ttl": &a.CredentialCacheTTL,
-				"session_cleanup_interval": &a.SessionCleanupInterval}[key] = caddy.Duration(dur)
+				"session_cleanup_interval": &a.SessionCleanupInterval, "audit_retention": &a.AuditRetention}[key] = caddy.Duration(dur)
 		case "hash_concurrency", "hash_queue":
 			n, err := strconv.Atoi(arg)
 			if err != nil || n < 1 {

@@ -65,7 +65,7 @@ func (c *cli) build(cmd *cobra.Command) {
 	pf.StringVar(&c.adapter, "adapter", "", "the adapter of --config")
 	pf.BoolVar(&c.json, "json", false, "print the route's JSON")
 	cmd.AddCommand(c.appsCommand(), c.licensesCommand(), c.usersCommand(), c.varsCommand(), c.filesCommand(),
-		c.exportCommand(), c.importCommand(), c.backupCommand())
+		c.exportCommand(), c.importCommand(), c.backupCommand(), c.auditCommand())
 }
 
 // adminAddress finds the admin endpoint: --address, else the variable,

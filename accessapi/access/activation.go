@@ -53,7 +53,7 @@ func (s *Service) SignUpWithLicense(ctx context.Context, app *App, code, hardwar
 	}
 	if err := s.redeem(ctx, redemptionOf(use, lic.Grant)); err != nil {
 		if CodeOf(err) == CodeLicenseUsed {
-			s.throttle.failCode(app, clientNetwork(ctx))
+			s.throttle.failCode(ctx, app, clientNetwork(ctx))
 		}
 		return nil, err
 	}
@@ -105,7 +105,7 @@ func (s *Service) ActivateLicense(ctx context.Context, app *App, req ActivateReq
 	}
 	if err := s.redeem(ctx, redemptionOf(use, lic.Grant)); err != nil {
 		if CodeOf(err) == CodeLicenseUsed {
-			s.throttle.failCode(app, clientNetwork(ctx))
+			s.throttle.failCode(ctx, app, clientNetwork(ctx))
 		}
 		return nil, err
 	}
@@ -118,12 +118,12 @@ func (s *Service) ActivateLicense(ctx context.Context, app *App, req ActivateReq
 func (s *Service) licenseByCode(ctx context.Context, app *App, code string) (*License, error) {
 	id := s.licenseID(app.ID, code)
 	if id == "" {
-		s.throttle.failCode(app, clientNetwork(ctx))
+		s.throttle.failCode(ctx, app, clientNetwork(ctx))
 		return nil, errLicenseInvalid
 	}
 	lic, err := s.store.LicenseByID(ctx, id)
 	if errors.Is(err, ErrNotFound) {
-		s.throttle.failCode(app, clientNetwork(ctx))
+		s.throttle.failCode(ctx, app, clientNetwork(ctx))
 		return nil, errLicenseInvalid
 	}
 	return lic, wrapStore(err, "reading license")

@@ -151,11 +151,12 @@ func (s *Service) BanUser(ctx context.Context, appID, userID, reason string) err
 	if len(reason) > 1000 {
 		return Invalid(FieldError{"reason", "must be at most 1000 bytes"})
 	}
-	err := s.store.InsertBan(ctx, &Ban{UserID: userID, Reason: strings.TrimSpace(reason), At: s.Now()})
+	ban := &Ban{UserID: userID, Reason: strings.TrimSpace(reason), At: s.Now()}
+	err := s.store.InsertBan(ctx, ban)
 	if err != nil && !errors.Is(err, ErrDuplicate) {
 		return wrapStore(err, "banning user")
 	}
-	defer s.emit(ctx, Event{Kind: EventUserBanned, AppID: appID, UserID: userID})
+	defer s.emit(ctx, Event{Kind: EventUserBanned, AppID: appID, UserID: userID, After: map[string]any{"reason": ban.Reason}})
 	return wrapStore(s.store.DeleteUserSessions(ctx, userID), "ending sessions")
 }
 
@@ -216,7 +217,7 @@ func (s *Service) GrantUser(ctx context.Context, appID, userID string, req Grant
 	if err := s.store.AppendActivation(ctx, a); err != nil {
 		return nil, wrapStore(err, "granting")
 	}
-	s.emit(ctx, Event{Kind: EventMembershipGranted, AppID: appID, UserID: userID})
+	s.emit(ctx, Event{Kind: EventMembershipGranted, AppID: appID, UserID: userID, After: grantOf(a)})
 	return a, nil
 }
 
@@ -232,7 +233,7 @@ func (s *Service) DeleteUser(ctx context.Context, appID, userID string) error {
 		return wrapStore(err, "marking user deleted")
 	}
 	// The tombstone already makes the user unknown everywhere.
-	defer s.emit(ctx, Event{Kind: EventUserDeleted, AppID: appID, UserID: userID})
+	defer s.emit(ctx, Event{Kind: EventUserDeleted, AppID: appID, UserID: userID, Before: map[string]any{"username": u.Username}})
 	steps := []struct {
 		what string
 		do   func() error

@@ -115,7 +115,7 @@ func (s *Service) CreateApp(ctx context.Context, st AppSettings) (*NewApp, error
 	if err := s.store.InsertApp(ctx, &app); err != nil {
 		return nil, wrapStore(err, "creating application")
 	}
-	s.emit(ctx, Event{Kind: EventAppCreated, AppID: app.ID, APIKey: app.APIKey})
+	s.emit(ctx, Event{Kind: EventAppCreated, AppID: app.ID, APIKey: app.APIKey, After: appSettingsOf(&app)})
 	return &NewApp{App: app, APISecret: secret}, nil
 }
 
@@ -141,13 +141,15 @@ func (s *Service) UpdateApp(ctx context.Context, appID string, st AppSettings) (
 	if err != nil {
 		return nil, err
 	}
+	before := *app
 	if err := st.applyTo(app); err != nil {
 		return nil, err
 	}
 	if err := s.store.ReplaceApp(ctx, app); err != nil {
 		return nil, wrapStore(err, "updating application")
 	}
-	s.emit(ctx, Event{Kind: EventAppChanged, AppID: app.ID, APIKey: app.APIKey})
+	was, is := settingsChange(&before, app)
+	s.emit(ctx, Event{Kind: EventAppChanged, AppID: app.ID, APIKey: app.APIKey, Before: was, After: is})
 	return app, nil
 }
 
@@ -176,6 +178,6 @@ func (s *Service) DeleteApp(ctx context.Context, appID string) error {
 	if err := s.store.DeleteApp(ctx, appID); err != nil {
 		return wrapStore(err, "deleting application")
 	}
-	s.emit(ctx, Event{Kind: EventAppDeleted, AppID: app.ID, APIKey: app.APIKey})
+	s.emit(ctx, Event{Kind: EventAppDeleted, AppID: app.ID, APIKey: app.APIKey, Before: appSettingsOf(app)})
 	return nil
 }

@@ -186,7 +186,7 @@ func (s *Service) licenseUser(ctx context.Context, app *App, code string) (*user
 		return nil, err
 	}
 	refuse := func() (*userState, error) {
-		s.throttle.failCode(app, addr)
+		s.throttle.failCode(ctx, app, addr)
 		return nil, errInvalidCredentials
 	}
 	id := s.licenseID(app.ID, code)
@@ -263,7 +263,11 @@ func (s *Service) passwordUser(ctx context.Context, app *App, username, password
 		return nil, err
 	}
 	if !ok {
-		if err := s.throttle.failPassword(ctx, app, account, addr); err != nil {
+		var userID string
+		if acct != nil {
+			userID = acct.ID
+		}
+		if err := s.throttle.failPassword(ctx, app, account, addr, userID); err != nil {
 			return nil, err
 		}
 		return nil, errInvalidCredentials

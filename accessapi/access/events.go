@@ -29,6 +29,9 @@ const (
 	EventContentChanged    EventKind = "app.content_changed" // a variable or file
 	EventLicensesCreated   EventKind = "licenses.created"
 	EventLicenseDeleted    EventKind = "license.deleted"
+	// EventLoginThrottled: throttling began holding back an account or an
+	// address after repeated failed logins (Change names the counter).
+	EventLoginThrottled EventKind = "security.login_throttled"
 )
 
 // Event says what changed, once the change is stored. It names the keys
@@ -50,6 +53,23 @@ type Event struct {
 	LicenseID string
 	// Count is how many licenses were created.
 	Count int
+
+	// The fields below describe a change for the audit log; they are
+	// optional and, like the rest, never hold a secret.
+
+	// Target names what the change is about when no field above does: a
+	// variable's name, a file's ID, the hashed account key of a throttle
+	// event.
+	Target string
+	// Change qualifies the kind: for EventContentChanged "variable.set",
+	// "variable.deleted", "file.uploaded" or "file.deleted"; for
+	// EventLoginThrottled the counter that holds back ("account_address",
+	// "address", "account", "license_code").
+	Change string
+	// Before and After are what the change replaced and what it stored
+	// (application settings without the secret's hash, a ban's reason, a
+	// grant, a file's name, size and digest), as plain JSON values.
+	Before, After map[string]any
 }
 
 // EventListener is told of every event, in order, on the goroutine of the

@@ -66,7 +66,7 @@ func (s *Service) UploadFile(ctx context.Context, appID string, up FileUpload, r
 		_ = s.store.DeleteFile(context.WithoutCancel(ctx), f.ID)
 		return nil, wrapStore(err, "storing file")
 	}
-	s.emit(ctx, Event{Kind: EventContentChanged, AppID: appID})
+	s.emit(ctx, Event{Kind: EventContentChanged, AppID: appID, Target: f.ID, Change: ContentFileUploaded, After: fileOf(f)})
 	return f, nil
 }
 
@@ -137,12 +137,13 @@ func (s *Service) Files(ctx context.Context, appID string) ([]File, error) {
 
 // DeleteFile removes an application's file.
 func (s *Service) DeleteFile(ctx context.Context, appID, fileID string) error {
-	if _, err := s.FileOf(ctx, appID, fileID); err != nil {
+	f, err := s.FileOf(ctx, appID, fileID)
+	if err != nil {
 		return err
 	}
 	if err := s.store.DeleteFile(ctx, fileID); err != nil {
 		return wrapStore(err, "deleting file")
 	}
-	s.emit(ctx, Event{Kind: EventContentChanged, AppID: appID})
+	s.emit(ctx, Event{Kind: EventContentChanged, AppID: appID, Target: f.ID, Change: ContentFileDeleted, Before: fileOf(f)})
 	return nil
 }

@@ -73,7 +73,8 @@ func (s *Service) CreateLicenses(ctx context.Context, appID string, req LicenseR
 		}
 		return nil, wrapStore(err, "creating licenses")
 	}
-	s.emit(ctx, Event{Kind: EventLicensesCreated, AppID: appID, LicenseID: batch[0].ID, Count: len(batch)})
+	s.emit(ctx, Event{Kind: EventLicensesCreated, AppID: appID, LicenseID: batch[0].ID, Count: len(batch),
+		After: licensesOf(batch, imported)})
 	return out, nil
 }
 

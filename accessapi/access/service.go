@@ -110,6 +110,7 @@ func NewService(store Store, cfg Config) *Service {
 		throttle:  newThrottler(cfg.Throttle, store, n, now),
 	}
 	s.observeWith(cfg.Observer)
+	s.throttle.held = s.emit
 	return s
 }
 

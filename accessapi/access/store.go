@@ -157,6 +157,7 @@ type Store interface {
 	SessionStore
 	ContentStore
 	AttemptStore
+	AuditStore
 }
 
 // AppCounts are an application's totals.

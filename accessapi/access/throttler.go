@@ -16,6 +16,9 @@ type throttler struct {
 	// known remembers sources known to have logged in to an account (a
 	// fact that never becomes false), so a returning user costs no read.
 	known *expiringCache[string, struct{}]
+	// held is told when a counter begins holding back (the Service's
+	// emit), for the audit log.
+	held func(ctx context.Context, e Event)
 }
 
 func newThrottler(global ThrottlePolicy, store AttemptStore, entries int, now func() time.Time) *throttler {
@@ -57,13 +60,49 @@ func (t *throttler) checkPassword(ctx context.Context, app *App, account, addr, 
 	return nil
 }
 
-// failPassword counts a wrong password.
-func (t *throttler) failPassword(ctx context.Context, app *App, account, addr string) error {
+// failPassword counts a wrong password for account (a throttleKey) from
+// addr; userID names the account's user when there is one.
+func (t *throttler) failPassword(ctx context.Context, app *App, account, addr, userID string) error {
 	now := t.now()
 	p := t.policy(app)
-	t.memory.fail(kindPair, app.ID, account+addr, p, now)
-	t.memory.fail(kindPassword, app.ID, addr, p, now)
-	return wrapStore(t.store.AddFailure(ctx, account, now), "recording a failed attempt")
+	if n := t.memory.fail(kindPair, app.ID, account+addr, p, now); startsHolding(n, p.AccountAddressFree) {
+		t.tell(ctx, app, ThrottledAccountAddress, account, userID, n)
+	}
+	if n := t.memory.fail(kindPassword, app.ID, addr, p, now); startsHolding(n, p.AddressFree) {
+		t.tell(ctx, app, ThrottledAddress, addr, "", n)
+	}
+	if err := t.store.AddFailure(ctx, account, now); err != nil {
+		return wrapStore(err, "recording a failed attempt")
+	}
+	// One more read per failure (which already cost a hash) tells when the
+	// account's own counter begins holding back unknown sources.
+	if n, _, err := t.store.Failures(ctx, account, now.Add(-p.Window)); err == nil && startsHolding(n, p.AccountFree) {
+		t.tell(ctx, app, ThrottledAccount, account, userID, n)
+	}
+	return nil
+}
+
+// The counters of EventLoginThrottled (Event.Change).
+const (
+	ThrottledAccountAddress = "account_address" // an account from one address
+	ThrottledAddress        = "address"         // password failures of an address
+	ThrottledAccount        = "account"         // an account, from addresses it does not know
+	ThrottledLicenseCode    = "license_code"    // license code failures of an address
+)
+
+// startsHolding reports whether the failure that brought a counter to n
+// made it hold back the next attempt, after free failures. (Concurrent
+// failures on several instances may tell it twice or not at all.)
+func startsHolding(n, free int) bool { return n == max(free, 1) }
+
+// tell emits EventLoginThrottled: target is the hashed account key or the
+// address the counter holds back; never a password or code.
+func (t *throttler) tell(ctx context.Context, app *App, counter, target, userID string, failures int) {
+	if t.held == nil {
+		return
+	}
+	t.held(ctx, Event{Kind: EventLoginThrottled, AppID: app.ID, UserID: userID, Target: target, Change: counter,
+		After: map[string]any{"counter": counter, "failures": failures}})
 }
 
 // passwordOK records a verified password: the pair's failures are
@@ -125,8 +164,11 @@ func (t *throttler) checkCode(app *App, addr string) error {
 	return nil
 }
 
-func (t *throttler) failCode(app *App, addr string) {
-	t.memory.fail(kindCode, app.ID, addr, t.policy(app), t.now())
+func (t *throttler) failCode(ctx context.Context, app *App, addr string) {
+	p := t.policy(app)
+	if n := t.memory.fail(kindCode, app.ID, addr, p, t.now()); startsHolding(n, p.CodeFree) {
+		t.tell(ctx, app, ThrottledLicenseCode, addr, "", n)
+	}
 }
 
 // checkSecret and failSecret do the same for application secrets, per
@@ -225,17 +267,19 @@ func (c *addressCounters) quotaWait(kind, scope, addr string, p ThrottlePolicy, 
 
 // fail counts a failure; count is the same for the quota, whose window
 // starts at its first count.
-func (c *addressCounters) fail(kind, scope, addr string, p ThrottlePolicy, now time.Time) {
-	c.add(kind, scope, addr, now, func(v counter) bool { return now.Sub(v.last) >= p.Window })
+func (c *addressCounters) fail(kind, scope, addr string, p ThrottlePolicy, now time.Time) int {
+	return c.add(kind, scope, addr, now, func(v counter) bool { return now.Sub(v.last) >= p.Window })
 }
 
 func (c *addressCounters) count(kind, scope, addr string, p ThrottlePolicy, now time.Time) {
-	c.add(kind, scope, addr, now, func(v counter) bool { return now.Sub(v.first) >= p.Window })
+	_ = c.add(kind, scope, addr, now, func(v counter) bool { return now.Sub(v.first) >= p.Window })
 }
 
-func (c *addressCounters) add(kind, scope, addr string, now time.Time, stale func(counter) bool) {
+// add counts one and returns the counter's new value (0 when addr is
+// empty: nothing is counted).
+func (c *addressCounters) add(kind, scope, addr string, now time.Time, stale func(counter) bool) int {
 	if addr == "" {
-		return
+		return 0
 	}
 	key := counterKey(kind, scope, addr)
 	s := c.shard(key)
@@ -251,6 +295,7 @@ func (c *addressCounters) add(kind, scope, addr string, now time.Time, stale fun
 	v.n++
 	v.last = now
 	s.m[key] = v
+	return v.n
 }
 
 func (c *addressCounters) clear(kind, scope, addr string) {

@@ -31,7 +31,7 @@ func (s *Service) SetVariable(ctx context.Context, appID, name, value string) (*
 	if err := s.store.PutVariable(ctx, v); err != nil {
 		return nil, wrapStore(err, "setting variable")
 	}
-	s.emit(ctx, Event{Kind: EventContentChanged, AppID: appID})
+	s.emit(ctx, Event{Kind: EventContentChanged, AppID: appID, Target: name, Change: ContentVariableSet})
 	return v, nil
 }
 
@@ -56,6 +56,6 @@ func (s *Service) DeleteVariable(ctx context.Context, appID, name string) error 
 	if err != nil {
 		return wrapStore(err, "deleting variable")
 	}
-	s.emit(ctx, Event{Kind: EventContentChanged, AppID: appID})
+	s.emit(ctx, Event{Kind: EventContentChanged, AppID: appID, Target: name, Change: ContentVariableDeleted})
 	return nil
 }

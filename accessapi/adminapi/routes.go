@@ -39,8 +39,9 @@ func (h *Handler) routes() map[string]route {
 		"GET /apps/{app}/files":               listFiles,
 		"DELETE /apps/{app}/files/{file}":     deleteFile,
 
-		"GET /export":  h.export,
-		"POST /import": h.importStore,
-		"POST /backup": backup,
+		"GET /export":           h.export,
+		"POST /import":          h.importStore,
+		"POST /backup":          backup,
+		"GET /apps/{app}/audit": listAudit,
 	}
 }

@@ -46,6 +46,38 @@ func settingsProps() obj {
 	}
 }
 
+// refOrNull is a schema reference that may also be null.
+func refOrNull(name, desc string) obj {
+	return obj{"description": desc, "oneOf": []obj{schemaRef(name), {"type": "null"}}}
+}
+
+// auditChange is the union of what an audit entry's before and after hold:
+// the settings an application change touched, a ban's reason, a grant or
+// a batch of licenses, a deleted user's name, a file, a throttling counter.
+func auditChange() obj {
+	p := settingsProps()
+	more := obj{
+		"reason": str("A ban's reason."), "username": str("A deleted user's name."),
+		"minutes": integer(""), "grants_lifetime_access": boolean(""), "revokes_lifetime_access": boolean(""), "note": str(""),
+		"count": integer("Licenses in a batch."), "first_license_id": uuid(""), "imported": boolean("Whether the codes were imported."),
+		"activation_id": uuid(""),
+		"mime_type":     str(""), "size": integer(""), "sha256": str(""), "encrypted": boolean(""),
+		"counter": str("The throttling counter that began to hold back."), "failures": integer(""),
+		"session_ttl": str(""),
+	}
+	for k, v := range more {
+		p[k] = v
+	}
+	delete(p, "throttle")
+	p["throttle"] = obj{"type": "object", "description": "Throttling overrides, as the management API writes them."}
+	for _, v := range p {
+		if o := v.(obj); o["description"] == "" {
+			delete(o, "description")
+		}
+	}
+	return obj{"type": "object", "properties": p}
+}
+
 // throttleSchema is an application's throttling overrides.
 func throttleSchema() obj {
 	count := func(desc string) obj { return obj{"type": "integer", "minimum": 1, "description": desc} }
@@ -196,6 +228,21 @@ func managementAPI() *api {
 			"created_at": timestamp(""),
 		}),
 		"FilePage": page("files", "FileInfo", false),
+		"Principal": closed([]string{"kind", "name"}, obj{
+			"kind": str("admin_endpoint, seller_key, admin, client or system."), "name": str("The address, key id or username."),
+		}),
+		"AuditEntry": closed([]string{"id", "time", "app_id", "principal", "action", "user_id", "target", "before", "after"}, obj{
+			"id": uuid("A UUIDv7, ordered by time: the cursor."), "time": timestamp("When the change was stored."), "app_id": uuid(""),
+			"principal": schemaRef("Principal"), "action": str("The event kind, such as user.banned, or a content change such as variable.set."),
+			"user_id": nullable(uuid("The user the entry is about.")), "target": str("What changed."),
+			"before": refOrNull("AuditChange", "What the change replaced; never a secret."),
+			"after":  refOrNull("AuditChange", "What the change stored; never a secret."),
+		}),
+		"AuditPage":     page("entries", "AuditEntry", true),
+		"AuditChange":   auditChange(),
+		"ImportSummary": closed([]string{"records"}, obj{"records": obj{"type": "object", "additionalProperties": obj{"type": "integer"}, "description": "Records imported, by type."}}),
+		"BackupRequest": closed([]string{"path"}, obj{"path": str("An absolute path on the server's machine; an existing file is never overwritten.")}),
+		"Backup":        closed([]string{"path", "bytes"}, obj{"path": str(""), "bytes": obj{"type": "integer", "minimum": 0}}),
 	}
 	for _, s := range a.schemas {
 		for _, p := range s.(obj)["properties"].(obj) {
@@ -266,6 +313,24 @@ func managementAPI() *api {
 	add("POST", "/apps/{app_id}/users/{user_id}/grant", "grant", "users", "Add membership time or lifetime access", []obj{app, user}, "GrantRequest",
 		obj{"201": js("The ledger entry.", schemaRef("LedgerEntry"))}, 404, 413, 422)
 
+	add("GET", "/apps/{app_id}/audit", "listAudit", "audit", "List the application's audit log, oldest first", []obj{app,
+		queryParam("action", "Only entries of this action.", obj{"type": "string"}),
+		queryParam("user", "Only entries about this user.", obj{"type": "string"}),
+		queryParam("since", "Entries at or after this time.", obj{"type": "string", "format": "date-time"}),
+		queryParam("until", "Entries before this time.", obj{"type": "string", "format": "date-time"}), limit, after}, "",
+		obj{"200": js("A page of entries.", schemaRef("AuditPage"))}, 404, 422)
+
+	add("POST", "/backup", "backup", "store", "Copy the embedded database while it serves", nil, "BackupRequest",
+		obj{"201": js("The copy.", schemaRef("Backup"))}, 409, 413, 422)
+	a.add(operation{method: "GET", path: prefix + "/export", id: "export", tag: "store", summary: "Export the whole store as JSON Lines",
+		ok: obj{"200": obj{"description": "Every record, one JSON object a line; secrets and codes stay hashed.",
+			"content": obj{"application/jsonl": obj{"schema": obj{"type": "string"}}}}},
+		problems: append([]int{422}, common...)})
+	a.add(operation{method: "POST", path: prefix + "/import", id: "import", tag: "store", summary: "Import an export into an empty store",
+		ok: obj{"200": js("What was imported.", schemaRef("ImportSummary"))}, problems: append([]int{409, 413, 422}, common...)})
+	a.paths[prefix+"/import"].(obj)["post"].(obj)["requestBody"] = obj{"required": true,
+		"content": obj{"application/jsonl": obj{"schema": obj{"type": "string"}}}}
+
 	name := pathParam("name", "The variable's name.")
 	add("GET", "/apps/{app_id}/variables", "listVariables", "content", "List the variables", []obj{app}, "",
 		obj{"200": js("Every variable.", schemaRef("VariablePage"))}, 404)
@@ -300,6 +365,8 @@ func managementDocument() obj {
 		{"name": "licenses", "description": "License codes."},
 		{"name": "users", "description": "Users, bans, devices, sessions and membership grants."},
 		{"name": "content", "description": "Variables and files."},
+		{"name": "audit", "description": "The audit log of management actions and security events."},
+		{"name": "store", "description": "Export, import and backup of the whole store."},
 		{"name": "meta", "description": "Health and this document."},
 	})
 	doc["security"] = []obj{{}, {"remoteAdmin": []string{}}}

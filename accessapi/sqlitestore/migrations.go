@@ -243,6 +243,25 @@ CREATE TABLE known_sources (
 	PRIMARY KEY (key, source)
 ) STRICT, WITHOUT ROWID;
 `,
+	// 4: the audit log: append-only, keyed by a time-ordered UUIDv7 (a time
+	// range is an ID range), listed per application by ID, action or user.
+	`
+CREATE TABLE audit_log (
+	id TEXT PRIMARY KEY,
+	app_id TEXT NOT NULL,
+	at INTEGER NOT NULL,
+	principal_kind TEXT NOT NULL,
+	principal_name TEXT NOT NULL,
+	action TEXT NOT NULL,
+	user_id TEXT NOT NULL,
+	target TEXT NOT NULL,
+	before TEXT,
+	after TEXT
+) STRICT, WITHOUT ROWID;
+CREATE INDEX audit_by_app ON audit_log (app_id, id);
+CREATE INDEX audit_by_action ON audit_log (app_id, action, id);
+CREATE INDEX audit_by_user ON audit_log (app_id, user_id, id);
+`,
 }
 
 // SchemaVersion is the schema version this build writes.

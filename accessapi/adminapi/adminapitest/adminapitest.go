@@ -49,7 +49,9 @@ func New(t testing.TB) *Server {
 // NewOver starts a server like New over the given store.
 func NewOver(t testing.TB, store access.Store) *Server {
 	t.Helper()
-	s := &Server{Service: access.NewService(store, access.Config{Argon2: CheapArgon2})}
+	// The audit log listens, as in the server.
+	audit := access.NewAuditListener(store, func(err error) { t.Errorf("audit log: %v", err) })
+	s := &Server{Service: access.NewService(store, access.Config{Argon2: CheapArgon2, Listeners: []access.EventListener{audit}})}
 	api := adminapi.NewHandler(adminapi.DefaultPrefix, func() (*access.Service, error) { return s.Service, nil }, nil)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()

@@ -45,6 +45,9 @@ func Run(t *testing.T, newStore NewStore) {
 		{"SetAccountPassword_ReplacesTheHash", testAccountPassword},
 		{"UserSessions_OldestFirst", testUserSessions},
 		{"Attempts_CountedPerKeyClearedAndPruned", testAttempts},
+		{"AuditLog_TakenIDIsDuplicateEntriesKeptWhole", testAuditEntries},
+		{"AuditLog_FilteredPagesVisitEveryMatchOnce", testAuditPaging},
+		{"AuditLog_DeleteBeforeKeepsNewerEntries", testAuditPruning},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStore(t)) })
