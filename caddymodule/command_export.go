@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -46,7 +47,7 @@ with "caddy app-access import": the way from one machine to a MongoDB replica se
 			return err
 		}
 		p.finish()
-		if !bytes.HasPrefix(p.last, []byte(`{"type":"end"`)) {
+		if !bytes.HasPrefix(p.lastLine(), []byte(`{"type":"end"`)) {
 			return fmt.Errorf("the export stopped before its end (see the server's log); %s is incomplete", name)
 		}
 		return nil
@@ -129,8 +130,11 @@ A server on MongoDB refuses: use mongodump.`}
 }
 
 // progress prints a line on stderr, rewritten at most twice a second, of
-// the bytes and lines that passed through it; it keeps the last line.
+// the bytes and lines that passed through it; it keeps the last line. It
+// is safe for concurrent use: an import's body may still be read by the
+// transport when the server has answered.
 type progress struct {
+	mu       sync.Mutex
 	w        io.Writer
 	verb     string
 	bytes    int64
@@ -143,6 +147,8 @@ type progress struct {
 func newProgress(w io.Writer, verb string) *progress { return &progress{w: w, verb: verb} }
 
 func (p *progress) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.bytes += int64(len(b))
 	for rest := b; len(rest) > 0; {
 		if p.lineDone {
@@ -176,4 +182,15 @@ func (p *progress) show(end string) {
 	fmt.Fprintf(p.w, "\r%s %.1f MB, %d records%s", p.verb, float64(p.bytes)/1e6, p.lines, end)
 }
 
-func (p *progress) finish() { p.show("\n") }
+func (p *progress) finish() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.show("\n")
+}
+
+// lastLine is the start of the last line that passed through.
+func (p *progress) lastLine() []byte {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]byte(nil), p.last...)
+}

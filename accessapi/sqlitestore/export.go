@@ -186,6 +186,9 @@ func exportTableRows(ctx context.Context, tx *sql.Tx, t exportTable, emit func(*
 	}
 }
 
+// importCacheKiB is the write connection's page cache during an import.
+const importCacheKiB = 128 << 10
+
 // dataTables are the tables an empty store has no rows in.
 var dataTables = []string{"apps", "accounts", "users", "deleted_users", "bans", "last_logins", "ledger", "licenses",
 	"license_uses", "devices", "sessions", "variables", "files", "file_chunks"}
@@ -211,6 +214,18 @@ func (s *Store) Import(ctx context.Context, next func() (*access.Record, error))
 		if notEmpty {
 			return access.ErrNotEmpty
 		}
+		// The import is one transaction that inserts into several indexes
+		// in key order and into others (users by name, ledger by user,
+		// memberships) in random order: a larger page cache for its
+		// duration keeps those from spilling and being read back.
+		var cacheSize int64
+		if err := tx.QueryRowContext(ctx, `PRAGMA cache_size`).Scan(&cacheSize); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA cache_size = %d`, -importCacheKiB)); err != nil {
+			return err
+		}
+		defer func() { _, _ = tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA cache_size = %d`, cacheSize)) }()
 		im := &sqliteImport{tx: tx, stmts: map[string]*sql.Stmt{}, counts: map[[2]string]int64{}}
 		defer im.close()
 		for {

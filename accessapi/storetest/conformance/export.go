@@ -58,7 +58,7 @@ func Populate(t testing.TB, s access.Store) {
 			CreatedAt: epoch, ExpiresAt: epoch.Add(time.Hour)}))
 		must(t, s.AppendActivation(ctx, &access.Activation{ID: uuid.NewString(), AppID: a.ID, UserID: u.ID, Type: access.ActivationGrant,
 			OccurredAt: epoch, Minutes: ptr(int64(60)), Note: "welcome"}))
-		ls := newLicenses(t, s, a.ID, 2500, access.Grant{Minutes: ptr(int64(30))})
+		ls := newLicenses(t, s, a.ID, 600, access.Grant{Minutes: ptr(int64(30))}) // two apps: more than a page
 		life := newLicenses(t, s, a.ID, 1, access.Grant{GrantsLifetimeAccess: true})
 		must(t, s.RedeemLicense(ctx, redemption(a.ID, ls[0], u, epoch.Add(2*time.Minute))))
 		must(t, s.RedeemLicense(ctx, redemption(a.ID, life[0], nil, epoch.Add(3*time.Minute))))
@@ -97,8 +97,8 @@ func testExportImport(t *testing.T, newStore NewStore) {
 		dst := newStore(t)
 		stats, err := Import(t, dst, data)
 		must(t, err)
-		if stats[access.RecordLicense] != 5002 {
-			t.Fatalf("imported %d licenses, want 5002", stats[access.RecordLicense])
+		if stats[access.RecordLicense] != 1202 {
+			t.Fatalf("imported %d licenses, want 1202", stats[access.RecordLicense])
 		}
 		if again := Export(t, dst); !bytes.Equal(again, data) {
 			t.Fatalf("the export of the imported store differs: %d bytes, want %d", len(again), len(data))
@@ -136,8 +136,6 @@ func testExportImport(t *testing.T, newStore NewStore) {
 			if got := Export(t, dst); len(apps) != 0 || bytes.Count(got, []byte("\n")) != 2 {
 				t.Fatalf("after a refused import the store holds %d lines of records", bytes.Count(got, []byte("\n"))-2)
 			}
-			_, err = Import(t, dst, data)
-			must(t, err) // still empty: the good file goes in
 		})
 	}
 }
