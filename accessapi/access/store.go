@@ -157,6 +157,8 @@ type Store interface {
 	SessionStore
 	ContentStore
 	AttemptStore
+	AdminStore
+	SellerKeyStore
 }
 
 // AppCounts are an application's totals.

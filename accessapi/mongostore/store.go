@@ -39,6 +39,10 @@ const (
 	bucketFiles      = "file_contents"
 	collFailures     = "failures"
 	collKnownSources = "known_sources"
+	collAdmins       = "admins"
+	collTOTPSteps    = "admin_totp_steps"
+	collAdminSess    = "admin_sessions"
+	collSellerKeys   = "seller_keys"
 )
 
 // Store is the MongoDB implementation of access.Store.
@@ -59,7 +63,7 @@ func (s *Store) EnsureIndexes(ctx context.Context) error {
 	// that runs after this one (FerretDB's _id index in tests) covers all.
 	for _, name := range []string{collApps, collAccounts, collUsers, collDeletedUsers, collBans, collLastLogins, collLedger,
 		collMemberships, collLicenses, collLicenseUses, collDevices, collSessions, collVariables, collFiles, bucketFiles + ".files", bucketFiles + ".chunks",
-		collFailures, collKnownSources} {
+		collFailures, collKnownSources, collAdmins, collTOTPSteps, collAdminSess, collSellerKeys} {
 		if err := s.db.CreateCollection(ctx, name); err != nil && !isNamespaceExists(err) {
 			return fmt.Errorf("creating collection %s: %w", name, err)
 		}
@@ -85,6 +89,9 @@ func (s *Store) EnsureIndexes(ctx context.Context) error {
 		{collFiles, bson.D{{Key: "app_id", Value: 1}}, false},
 		{collFailures, bson.D{{Key: "key", Value: 1}, {Key: "at", Value: 1}}, false},
 		{collFailures, bson.D{{Key: "at", Value: 1}}, false},
+		{collAdminSess, bson.D{{Key: "username", Value: 1}}, false},
+		{collSellerKeys, bson.D{{Key: "secret_hash", Value: 1}}, true},
+		{collSellerKeys, bson.D{{Key: "app_id", Value: 1}, {Key: "created_at", Value: 1}}, false},
 	} {
 		m := mongo.IndexModel{Keys: ix.keys, Options: options.Index().SetUnique(ix.unique)}
 		if _, err := s.db.Collection(ix.coll).Indexes().CreateOne(ctx, m); err != nil {
