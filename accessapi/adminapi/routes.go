@@ -38,5 +38,16 @@ func (h *Handler) routes() map[string]route {
 		"POST /apps/{app}/files":              uploadFile,
 		"GET /apps/{app}/files":               listFiles,
 		"DELETE /apps/{app}/files/{file}":     deleteFile,
+
+		"POST /apps/{app}/keys":         createSellerKey,
+		"GET /apps/{app}/keys":          listSellerKeys,
+		"DELETE /apps/{app}/keys/{key}": revokeSellerKey,
+
+		"POST /admins":                      createAdmin,
+		"GET /admins":                       listAdmins,
+		"DELETE /admins/{admin}":            deleteAdmin,
+		"POST /admins/{admin}/totp":         beginTOTP,
+		"POST /admins/{admin}/totp/confirm": confirmTOTP,
+		"DELETE /admins/{admin}/totp":       disableTOTP,
 	}
 }
