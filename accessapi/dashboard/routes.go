@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/appaccess/appaccess/accessapi/access"
+	"github.com/appaccess/appaccess/accessapi/adminapi"
 )
 
 // pageFunc serves one page for a signed-in administrator.
@@ -88,7 +89,8 @@ func (s *Server) signedInOnly(fn pageFunc) http.Handler {
 			}
 		}
 		si := &signedIn{token: token, session: sess, svc: svc, csrf: csrfToken(token), username: sess.Username}
-		r = r.WithContext(withSignedIn(r.Context(), si))
+		ctx := adminapi.WithPrincipal(r.Context(), adminapi.Principal{Kind: PrincipalDashboard, Name: sess.Username})
+		r = r.WithContext(withSignedIn(ctx, si))
 		if err := fn(w, r, si); err != nil {
 			s.renderError(w, r, err)
 		}
