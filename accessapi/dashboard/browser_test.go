@@ -266,7 +266,9 @@ func TestBrowser_FindAUserBanThemAndTheClientAPIRefusesThem(t *testing.T) {
 	tb := newTab(t, e)
 	tb.signIn()
 	tb.do(chromedp.Navigate(tb.url("/admin/apps/"+e.app.ID+"/users")), chromedp.WaitVisible("#prefix"),
-		chromedp.SendKeys("#prefix", "buyer"), chromedp.Click("#search"), chromedp.WaitVisible(`//a[text()="buyer-ann"]`))
+		chromedp.SendKeys("#prefix", "buyer"), chromedp.Click("#search"),
+		// The list before the search shows both users: wait for the new page.
+		chromedp.WaitNotPresent(`//a[text()="zed"]`), chromedp.WaitVisible(`//a[text()="buyer-ann"]`))
 	if got := tb.text("#users tbody"); strings.Contains(got, "zed") {
 		t.Fatalf("the search by prefix lists %q", got)
 	}
