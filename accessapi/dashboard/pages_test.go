@@ -6,6 +6,9 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/pquerna/otp/totp"
 
 	"github.com/appaccess/appaccess/accessapi/access"
 )
@@ -115,4 +118,34 @@ func mustURL(t *testing.T, s string) *url.URL {
 		t.Fatal(err)
 	}
 	return u
+}
+
+func TestSignIn_WithTOTPNeedsAFreshCode(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	en, err := e.svc.BeginTOTP(ctx, adminName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Enrol with the previous step's code, so the current one is fresh.
+	prev, _ := totp.GenerateCode(en.Secret, time.Now().Add(-30*time.Second))
+	if err := e.svc.ConfirmTOTP(ctx, adminName, prev); err != nil {
+		t.Fatal(err)
+	}
+	now, _ := totp.GenerateCode(en.Secret, time.Now())
+	for _, tc := range []struct {
+		name, code string
+		want       int
+	}{
+		{"no code", "", http.StatusUnauthorized},
+		{"the enrolment's code", prev, http.StatusUnauthorized},
+		{"a fresh code", now, http.StatusOK},
+		{"the same code again", now, http.StatusUnauthorized},
+	} {
+		b := e.browser(t)
+		resp, body := b.post("/admin/signin", url.Values{"username": {adminName}, "password": {adminPassword}, "code": {tc.code}})
+		if resp.StatusCode != tc.want {
+			t.Errorf("%s: %d, want %d\n%s", tc.name, resp.StatusCode, tc.want, body)
+		}
+	}
 }
