@@ -2,10 +2,10 @@
 # Smoke test of the built binary with the top-level Caddyfile: start it on
 # free ports with a temporary data folder, wait for the admin health route,
 # drive `caddy app-access` and the client API (an application, codes as CSV,
-# a variable, a file, a license sign-up, a ban and an unban), stop it
-# cleanly, start it again and check that the data is still there; then, as
-# the README's guard step does, run examples/guard/Caddyfile on the same data
-# in front of a real upstream.
+# a variable, a file, a license sign-up, a ban and an unban, the dashboard's
+# sign-in and a seller key), stop it cleanly, start it again and check that
+# the data is still there; then, as the README's guard step does, run
+# examples/guard/Caddyfile on the same data in front of a real upstream.
 # Needs only bash and curl.
 set -euo pipefail
 
@@ -113,6 +113,21 @@ curl -fsS "http://localhost:$admin/metrics" >"$work/metrics"
 grep -q '^app_access_requests_total{api="client",endpoint="POST /sign_up_with_license_code",outcome="ok"} 1$' "$work/metrics" ||
 	fail "no sign-up in /metrics: $(grep app_access_requests "$work/metrics")"
 grep -q '^app_access_sign_ups_total{method="license_code",result="ok"} 1$' "$work/metrics" || fail "no sign-up count in /metrics"
+
+# The README's dashboard steps: an administrator (password from stdin) signs in at /admin/; a seller
+# key issues codes at /admin/api/ and is refused elsewhere.
+printf '%s\n' 'a long smoke password' | cli admins create --username smoke >/dev/null || fail "admins create"
+status=$(curl -s -c "$work/jar" -o /dev/null -w '%{http_code}' -H 'Sec-Fetch-Site: same-origin' \
+	--data 'username=smoke&password=a+long+smoke+password' "http://localhost:$site/admin/signin")
+[ "$status" = 303 ] || fail "dashboard sign-in answered $status, want 303"
+curl -fsS -b "$work/jar" "http://localhost:$site/admin/" | grep -q '<h1>Applications</h1>' || fail "the signed-in dashboard home"
+seller=$(cli keys create --app "$app_id" --name smoke --scope licenses:create --json | field key)
+[ -n "$seller" ] || fail "keys create printed no key"
+status=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $seller" -d '{"count": 1, "minutes": 60}' "http://localhost:$site/admin/api/apps/$app_id/licenses")
+[ "$status" = 201 ] || fail "a seller key creating codes answered $status, want 201"
+status=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $seller" "http://localhost:$site/admin/api/apps/$app_id/users")
+[ "$status" = 403 ] || fail "a licenses:create key listing users answered $status, want 403"
+if grep -qF "$seller" "$work/caddy.log"; then fail "a seller key reached the server log"; fi
 stop
 
 start

@@ -17,6 +17,10 @@ func init() {
 	// The guard authenticates, like basic_auth and forward_auth, before
 	// anything that rewrites or answers the request.
 	httpcaddyfile.RegisterDirectiveOrder("app_access_auth", httpcaddyfile.After, "forward_auth")
+	// The dashboard answers its own paths before the client API, which
+	// answers everything else: each is put just before reverse_proxy, so
+	// app_access_admin, then app_access_api.
+	httpcaddyfile.RegisterDirectiveOrder("app_access_admin", httpcaddyfile.Before, "reverse_proxy")
 	httpcaddyfile.RegisterDirectiveOrder("app_access_api", httpcaddyfile.Before, "reverse_proxy")
 }
 

@@ -105,7 +105,7 @@ var auditedKinds = map[EventKind]bool{
 	EventDevicesReset: true, EventUserDeleted: true, EventPasswordChanged: true,
 	EventAppCreated: true, EventAppChanged: true, EventSecretRotated: true, EventAppDeleted: true,
 	EventContentChanged: true, EventLicensesCreated: true, EventLicenseDeleted: true,
-	EventLoginThrottled: true,
+	EventLoginThrottled: true, EventSellerKeyCreated: true, EventSellerKeyRevoked: true,
 }
 
 // NewAuditListener returns the listener that writes the audit log to

@@ -30,6 +30,9 @@ const (
 	CodeMethodNotAllowed       Code = "method_not_allowed"
 	CodeUnavailable            Code = "unavailable"
 	CodeInternal               Code = "internal_error"
+	// CodeForbidden refuses a management request its credential does not
+	// cover: a seller key's application or scopes.
+	CodeForbidden Code = "forbidden"
 )
 
 // FieldError names one invalid input field.

@@ -29,6 +29,8 @@ const (
 	EventContentChanged    EventKind = "app.content_changed" // a variable or file
 	EventLicensesCreated   EventKind = "licenses.created"
 	EventLicenseDeleted    EventKind = "license.deleted"
+	EventSellerKeyCreated  EventKind = "seller_key.created"
+	EventSellerKeyRevoked  EventKind = "seller_key.revoked"
 	// EventLoginThrottled: throttling began holding back an account or an
 	// address after repeated failed logins (Change names the counter).
 	EventLoginThrottled EventKind = "security.login_throttled"

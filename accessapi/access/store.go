@@ -158,6 +158,8 @@ type Store interface {
 	ContentStore
 	AttemptStore
 	AuditStore
+	AdminStore
+	SellerKeyStore
 }
 
 // AppCounts are an application's totals.

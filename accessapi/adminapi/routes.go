@@ -39,9 +39,19 @@ func (h *Handler) routes() map[string]route {
 		"GET /apps/{app}/files":               listFiles,
 		"DELETE /apps/{app}/files/{file}":     deleteFile,
 
-		"GET /export":           h.export,
-		"POST /import":          h.importStore,
-		"POST /backup":          backup,
-		"GET /apps/{app}/audit": listAudit,
+		"GET /export":                   h.export,
+		"POST /import":                  h.importStore,
+		"POST /backup":                  backup,
+		"GET /apps/{app}/audit":         listAudit,
+		"POST /apps/{app}/keys":         createSellerKey,
+		"GET /apps/{app}/keys":          listSellerKeys,
+		"DELETE /apps/{app}/keys/{key}": revokeSellerKey,
+
+		"POST /admins":                      createAdmin,
+		"GET /admins":                       listAdmins,
+		"DELETE /admins/{admin}":            deleteAdmin,
+		"POST /admins/{admin}/totp":         beginTOTP,
+		"POST /admins/{admin}/totp/confirm": confirmTOTP,
+		"DELETE /admins/{admin}/totp":       disableTOTP,
 	}
 }

@@ -40,6 +40,7 @@ var statusOf = map[access.Code]int{
 	CodeRangeNotSatisfiable:           http.StatusRequestedRangeNotSatisfiable,
 	access.CodeUnavailable:            http.StatusServiceUnavailable,
 	access.CodeInternal:               http.StatusInternalServerError,
+	access.CodeForbidden:              http.StatusForbidden,
 }
 
 var titleOf = map[access.Code]string{
@@ -63,6 +64,7 @@ var titleOf = map[access.Code]string{
 	CodeRangeNotSatisfiable:           "Range not satisfiable",
 	access.CodeUnavailable:            "Service unavailable",
 	access.CodeInternal:               "Internal error",
+	access.CodeForbidden:              "Forbidden",
 }
 
 // StatusOf is the HTTP status of a refusal code.

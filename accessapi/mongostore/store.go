@@ -40,6 +40,10 @@ const (
 	collFailures     = "failures"
 	collKnownSources = "known_sources"
 	collAudit        = "audit_log"
+	collAdmins       = "admins"
+	collTOTPSteps    = "admin_totp_steps"
+	collAdminSess    = "admin_sessions"
+	collSellerKeys   = "seller_keys"
 )
 
 // Store is the MongoDB implementation of access.Store.
@@ -60,7 +64,8 @@ func (s *Store) EnsureIndexes(ctx context.Context) error {
 	// that runs after this one (FerretDB's _id index in tests) covers all.
 	for _, name := range []string{collApps, collAccounts, collUsers, collDeletedUsers, collBans, collLastLogins, collLedger,
 		collMemberships, collLicenses, collLicenseUses, collDevices, collSessions, collVariables, collFiles, bucketFiles + ".files", bucketFiles + ".chunks",
-		collFailures, collKnownSources, collAudit} {
+		collFailures, collKnownSources, collAudit,
+		collAdmins, collTOTPSteps, collAdminSess, collSellerKeys} {
 		if err := s.db.CreateCollection(ctx, name); err != nil && !isNamespaceExists(err) {
 			return fmt.Errorf("creating collection %s: %w", name, err)
 		}
@@ -89,6 +94,9 @@ func (s *Store) EnsureIndexes(ctx context.Context) error {
 		{collAudit, bson.D{{Key: "app_id", Value: 1}, {Key: "action", Value: 1}, {Key: "_id", Value: 1}}, false},
 		{collAudit, bson.D{{Key: "app_id", Value: 1}, {Key: "user_id", Value: 1}, {Key: "_id", Value: 1}}, false},
 		{collAudit, bson.D{{Key: "at", Value: 1}}, false},
+		{collAdminSess, bson.D{{Key: "username", Value: 1}}, false},
+		{collSellerKeys, bson.D{{Key: "secret_hash", Value: 1}}, true},
+		{collSellerKeys, bson.D{{Key: "app_id", Value: 1}, {Key: "created_at", Value: 1}}, false},
 	} {
 		m := mongo.IndexModel{Keys: ix.keys, Options: options.Index().SetUnique(ix.unique)}
 		if _, err := s.db.Collection(ix.coll).Indexes().CreateOne(ctx, m); err != nil {

@@ -63,6 +63,7 @@ func auditChange() obj {
 		"activation_id": uuid(""),
 		"mime_type":     str(""), "size": integer(""), "sha256": str(""), "encrypted": boolean(""),
 		"counter": str("The throttling counter that began to hold back."), "failures": integer(""),
+		"scopes":      str("A seller key's scopes."),
 		"session_ttl": str(""),
 	}
 	for k, v := range more {
@@ -243,6 +244,20 @@ func managementAPI() *api {
 		"ImportSummary": closed([]string{"records"}, obj{"records": obj{"type": "object", "additionalProperties": obj{"type": "integer"}, "description": "Records imported, by type."}}),
 		"BackupRequest": closed([]string{"path"}, obj{"path": str("An absolute path on the server's machine; an existing file is never overwritten.")}),
 		"Backup":        closed([]string{"path", "bytes"}, obj{"path": str(""), "bytes": obj{"type": "integer", "minimum": 0}}),
+		"NewSellerKey": closed([]string{"name", "scopes"}, obj{"name": str("What the key is for."),
+			"scopes": arrayOf(obj{"type": "string", "enum": []string{"licenses:create", "licenses:read", "users:read", "users:write", "content:write", "audit:read"}})}),
+		"SellerKey": closed([]string{"id", "app_id", "name", "scopes", "created_at"}, obj{
+			"id": uuid(""), "app_id": uuid(""), "name": str(""), "scopes": arrayOf(obj{"type": "string"}), "created_at": timestamp(""),
+			"last_used_at": timestamp("When it was last used, to the minute."), "key": str("The secret: shown only in the answer that created it."),
+		}),
+		"SellerKeyPage": page("keys", "SellerKey", false),
+		"NewAdmin":      closed([]string{"username", "password"}, obj{"username": obj{"type": "string"}, "password": obj{"type": "string"}}),
+		"Admin": closed([]string{"username", "totp_enabled", "created_at"}, obj{
+			"username": str(""), "totp_enabled": boolean(""), "created_at": timestamp(""),
+		}),
+		"AdminPage":     page("admins", "Admin", false),
+		"TOTPEnrolment": closed([]string{"secret", "url"}, obj{"secret": str("The pending secret, shown once."), "url": str("Its otpauth:// URL.")}),
+		"TOTPCode":      closed([]string{"code"}, obj{"code": obj{"type": "string"}}),
 	}
 	for _, s := range a.schemas {
 		for _, p := range s.(obj)["properties"].(obj) {
@@ -320,6 +335,23 @@ func managementAPI() *api {
 		queryParam("until", "Entries before this time.", obj{"type": "string", "format": "date-time"}), limit, after}, "",
 		obj{"200": js("A page of entries.", schemaRef("AuditPage"))}, 404, 422)
 
+	key := pathParam("key_id", "The seller key.")
+	add("POST", "/apps/{app_id}/keys", "createSellerKey", "keys", "Create a seller key (its secret is shown only now)", []obj{app}, "NewSellerKey",
+		obj{"201": js("The key with its secret.", schemaRef("SellerKey"))}, 404, 413, 422)
+	add("GET", "/apps/{app_id}/keys", "listSellerKeys", "keys", "List the application's seller keys", []obj{app}, "",
+		obj{"200": js("Every key, without secrets.", schemaRef("SellerKeyPage"))}, 404)
+	add("DELETE", "/apps/{app_id}/keys/{key_id}", "revokeSellerKey", "keys", "Revoke a seller key at once", []obj{app, key}, "", noContent, 404)
+	admin := pathParam("admin", "The administrator's username.")
+	add("POST", "/admins", "createAdmin", "admins", "Create a dashboard administrator", nil, "NewAdmin",
+		obj{"201": js("The administrator.", schemaRef("Admin"))}, 409, 413, 422)
+	add("GET", "/admins", "listAdmins", "admins", "List the administrators", nil, "", obj{"200": js("Every administrator.", schemaRef("AdminPage"))})
+	add("DELETE", "/admins/{admin}", "deleteAdmin", "admins", "Delete an administrator", []obj{admin}, "", noContent, 404)
+	add("POST", "/admins/{admin}/totp", "beginTOTP", "admins", "Begin a TOTP enrolment", []obj{admin}, "",
+		obj{"200": js("The pending secret.", schemaRef("TOTPEnrolment"))}, 404, 409)
+	add("POST", "/admins/{admin}/totp/confirm", "confirmTOTP", "admins", "Confirm a TOTP enrolment with a code", []obj{admin}, "TOTPCode",
+		noContent, 404, 409, 413, 422)
+	add("DELETE", "/admins/{admin}/totp", "disableTOTP", "admins", "Turn an administrator's TOTP off", []obj{admin}, "", noContent, 404)
+
 	add("POST", "/backup", "backup", "store", "Copy the embedded database while it serves", nil, "BackupRequest",
 		obj{"201": js("The copy.", schemaRef("Backup"))}, 409, 413, 422)
 	a.add(operation{method: "GET", path: prefix + "/export", id: "export", tag: "store", summary: "Export the whole store as JSON Lines",
@@ -366,6 +398,8 @@ func managementDocument() obj {
 		{"name": "users", "description": "Users, bans, devices, sessions and membership grants."},
 		{"name": "content", "description": "Variables and files."},
 		{"name": "audit", "description": "The audit log of management actions and security events."},
+		{"name": "keys", "description": "Seller keys: scoped, per-application keys of the public management API."},
+		{"name": "admins", "description": "Administrators of the web dashboard."},
 		{"name": "store", "description": "Export, import and backup of the whole store."},
 		{"name": "meta", "description": "Health and this document."},
 	})

@@ -262,6 +262,43 @@ CREATE INDEX audit_by_app ON audit_log (app_id, id);
 CREATE INDEX audit_by_action ON audit_log (app_id, action, id);
 CREATE INDEX audit_by_user ON audit_log (app_id, user_id, id);
 `,
+	// 5: dashboard administrators, the TOTP steps they used, their
+	// sessions (by token hash), and seller keys (by secret hash).
+	`
+CREATE TABLE admins (
+	username TEXT PRIMARY KEY,
+	password_hash TEXT NOT NULL,
+	totp_secret TEXT NOT NULL,
+	totp_enabled INTEGER NOT NULL,
+	created_at INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE admin_totp_steps (
+	username TEXT NOT NULL,
+	step INTEGER NOT NULL,
+	at INTEGER NOT NULL,
+	PRIMARY KEY (username, step)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE admin_sessions (
+	token_hash TEXT PRIMARY KEY,
+	username TEXT NOT NULL,
+	created_at INTEGER NOT NULL,
+	expires_at INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+CREATE INDEX admin_sessions_by_user ON admin_sessions (username);
+
+CREATE TABLE seller_keys (
+	id TEXT PRIMARY KEY,
+	app_id TEXT NOT NULL,
+	name TEXT NOT NULL,
+	scopes TEXT NOT NULL, -- space separated
+	secret_hash TEXT NOT NULL UNIQUE,
+	created_at INTEGER NOT NULL,
+	last_used_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX seller_keys_by_app ON seller_keys (app_id, created_at, id);
+`,
 }
 
 // SchemaVersion is the schema version this build writes.

@@ -48,6 +48,9 @@ func Run(t *testing.T, newStore NewStore) {
 		{"AuditLog_TakenIDIsDuplicateEntriesKeptWhole", testAuditEntries},
 		{"AuditLog_FilteredPagesVisitEveryMatchOnce", testAuditPaging},
 		{"AuditLog_DeleteBeforeKeepsNewerEntries", testAuditPruning},
+		{"Admins_TakenUsernameIsDuplicateTOTPStepAcceptedOnce", testAdmins},
+		{"AdminSessions_ByHashDeletedPerAdmin", testAdminSessions},
+		{"SellerKeys_ByHashPerAppLastUseRevoke", testSellerKeys},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStore(t)) })

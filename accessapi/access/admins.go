@@ -1,0 +1,144 @@
+package access
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// MinAdminPasswordLength is the shortest administrator password accepted.
+const MinAdminPasswordLength = 12
+
+// AdminSessionTTL is how long a dashboard session lasts.
+const AdminSessionTTL = 12 * time.Hour
+
+var adminNamePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+
+// adminThrottleApp stands for "the dashboard" in the throttler, whose
+// counters are per application: its zero policy takes the server's.
+var adminThrottleApp = &App{ID: "\x00admin"}
+
+// CreateAdmin makes an administrator with an argon2id password hash.
+func (s *Service) CreateAdmin(ctx context.Context, username, password string) (*Admin, error) {
+	username = strings.ToLower(strings.TrimSpace(username))
+	if !adminNamePattern.MatchString(username) {
+		return nil, Invalid(FieldError{"username", "must be 1 to 64 letters, digits, dots, dashes or underscores"})
+	}
+	if len(password) < MinAdminPasswordLength || len(password) > MaxPasswordBytes {
+		return nil, Invalid(FieldError{"password", "must be at least 12 characters"})
+	}
+	hash, err := s.hasher.Hash(ctx, password)
+	if err != nil {
+		return nil, err
+	}
+	a := &Admin{Username: username, PasswordHash: hash, CreatedAt: s.Now()}
+	if err := s.store.InsertAdmin(ctx, a); err != nil {
+		if errors.Is(err, ErrDuplicate) {
+			return nil, Refusal(CodeConflict, "An administrator with this username exists.")
+		}
+		return nil, wrapStore(err, "creating administrator")
+	}
+	return a, nil
+}
+
+// Admins lists the administrators.
+func (s *Service) Admins(ctx context.Context) ([]Admin, error) {
+	as, err := s.store.Admins(ctx)
+	return as, wrapStore(err, "listing administrators")
+}
+
+// AdminNamed returns an administrator.
+func (s *Service) AdminNamed(ctx context.Context, username string) (*Admin, error) {
+	a, err := s.store.AdminByName(ctx, strings.ToLower(username))
+	if errors.Is(err, ErrNotFound) {
+		return nil, Refusal(CodeNotFound, "There is no such administrator.")
+	}
+	return a, wrapStore(err, "reading administrator")
+}
+
+// DeleteAdmin removes an administrator and ends their sessions.
+func (s *Service) DeleteAdmin(ctx context.Context, username string) error {
+	a, err := s.AdminNamed(ctx, username)
+	if err != nil {
+		return err
+	}
+	if err := s.store.DeleteAdminSessions(ctx, a.Username); err != nil {
+		return wrapStore(err, "ending administrator sessions")
+	}
+	return wrapStore(s.store.DeleteAdmin(ctx, a.Username), "deleting administrator")
+}
+
+// errAdminSignIn is the one answer to every failed sign-in, whatever was
+// wrong: the username, the password or the TOTP code.
+var errAdminSignIn = Refusal(CodeInvalidCredentials, "The username, password or code is wrong.")
+
+// SignInAdmin checks an administrator's password and, when enrolled, TOTP
+// code (each step accepted once), and opens a dashboard session. It
+// returns the session token, which only the caller ever sees. Failures are
+// throttled like user logins, per account and address.
+func (s *Service) SignInAdmin(ctx context.Context, username, password, code string) (string, *AdminSession, error) {
+	username = strings.ToLower(strings.TrimSpace(username))
+	if len(password) > MaxPasswordBytes {
+		return "", nil, errAdminSignIn
+	}
+	account, addr := throttleKey("admin", username), clientNetwork(ctx)
+	if err := s.throttle.checkPassword(ctx, adminThrottleApp, account, addr, ""); err != nil {
+		return "", nil, err
+	}
+	a, err := s.store.AdminByName(ctx, username)
+	hash := ""
+	switch {
+	case err == nil:
+		hash = a.PasswordHash
+	case !errors.Is(err, ErrNotFound):
+		return "", nil, wrapStore(err, "reading administrator")
+	}
+	ok, err := s.hasher.Verify(ctx, password, hash)
+	if err != nil {
+		return "", nil, err
+	}
+	if ok && a.TOTPEnabled {
+		ok, err = s.useTOTP(ctx, a, code)
+		if err != nil {
+			return "", nil, err
+		}
+	}
+	if !ok {
+		if err := s.throttle.failPassword(ctx, adminThrottleApp, account, addr, ""); err != nil {
+			return "", nil, err
+		}
+		return "", nil, errAdminSignIn
+	}
+	s.throttle.passwordOK(ctx, adminThrottleApp, account, addr, "")
+	token := randomToken("ds_", 32)
+	now := s.Now()
+	sess := &AdminSession{TokenHash: SecretHash(token), Username: a.Username, CreatedAt: now, ExpiresAt: now.Add(AdminSessionTTL)}
+	if err := s.store.InsertAdminSession(ctx, sess); err != nil {
+		return "", nil, wrapStore(err, "opening dashboard session")
+	}
+	return token, sess, nil
+}
+
+// AdminSessionOf returns the live session of a dashboard token, or an
+// authentication_required refusal.
+func (s *Service) AdminSessionOf(ctx context.Context, token string) (*AdminSession, error) {
+	if token == "" {
+		return nil, Refusal(CodeAuthenticationRequired, "Sign in first.")
+	}
+	sess, err := s.store.AdminSessionByHash(ctx, SecretHash(token))
+	if errors.Is(err, ErrNotFound) || (err == nil && !s.Now().Before(sess.ExpiresAt)) {
+		return nil, Refusal(CodeAuthenticationRequired, "Sign in first.")
+	}
+	return sess, wrapStore(err, "reading dashboard session")
+}
+
+// SignOutAdmin ends a dashboard session.
+func (s *Service) SignOutAdmin(ctx context.Context, token string) error {
+	err := s.store.DeleteAdminSession(ctx, SecretHash(token))
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	return wrapStore(err, "ending dashboard session")
+}

@@ -1,0 +1,98 @@
+package access_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/pquerna/otp/totp"
+
+	"github.com/appaccess/appaccess/accessapi/access"
+	"github.com/appaccess/appaccess/accessapi/storetest"
+)
+
+func newAdminService(t *testing.T) (*access.Service, *clock) {
+	t.Helper()
+	c := &clock{now: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)}
+	return access.NewService(storetest.Default(t), access.Config{Argon2: cheapArgon2, Now: c.Now}), c
+}
+
+func TestSignInAdmin_TOTPCodeWorksOnceAndNotAfterEnrolment(t *testing.T) {
+	ctx := context.Background()
+	svc, c := newAdminService(t)
+	if _, err := svc.CreateAdmin(ctx, "Alice", "correct horse battery"); err != nil {
+		t.Fatal(err)
+	}
+	en, err := svc.BeginTOTP(ctx, "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _ := totp.GenerateCode(en.Secret, c.Now())
+	if err := svc.ConfirmTOTP(ctx, "alice", code); err != nil {
+		t.Fatal(err)
+	}
+	// The enrolment's code is spent: it cannot sign in.
+	_, _, err = svc.SignInAdmin(ctx, "alice", "correct horse battery", code)
+	wantCode(t, err, access.CodeInvalidCredentials)
+	c.advance(30 * time.Second)
+	next, _ := totp.GenerateCode(en.Secret, c.Now())
+	_, _, err = svc.SignInAdmin(ctx, "alice", "correct horse battery", "")
+	wantCode(t, err, access.CodeInvalidCredentials)
+	token, sess, err := svc.SignInAdmin(ctx, "alice", "correct horse battery", next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sess.Username != "alice" || sess.TokenHash == token {
+		t.Fatalf("session %+v", sess)
+	}
+	// A replay of the same code within its window is refused.
+	_, _, err = svc.SignInAdmin(ctx, "alice", "correct horse battery", next)
+	wantCode(t, err, access.CodeInvalidCredentials)
+	if _, err := svc.AdminSessionOf(ctx, token); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.SignOutAdmin(ctx, token); err != nil {
+		t.Fatal(err)
+	}
+	_, err = svc.AdminSessionOf(ctx, token)
+	wantCode(t, err, access.CodeAuthenticationRequired)
+}
+
+func TestSignInAdmin_RepeatedFailuresAreThrottled(t *testing.T) {
+	ctx := access.WithClientAddress(context.Background(), "203.0.113.9")
+	svc, _ := newAdminService(t)
+	if _, err := svc.CreateAdmin(ctx, "alice", "correct horse battery"); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	for range 10 {
+		if _, _, err = svc.SignInAdmin(ctx, "alice", "wrong password!!", ""); access.CodeOf(err) == access.CodeTooManyAttempts {
+			break
+		}
+	}
+	wantCode(t, err, access.CodeTooManyAttempts)
+}
+
+func TestSellerKey_RevokedKeyIsRefusedAtOnce(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, access.AppSettings{})
+	k, err := f.svc.CreateSellerKey(ctx, f.app.ID, "shop", []string{access.ScopeLicensesCreate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := f.svc.AuthenticateSellerKey(ctx, k.Secret)
+	if err != nil || got.ID != k.ID || got.LastUsedAt.IsZero() {
+		t.Fatalf("key %+v, %v", got, err)
+	}
+	if err := f.svc.RevokeSellerKey(ctx, f.app.ID, k.ID); err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.svc.AuthenticateSellerKey(ctx, k.Secret)
+	wantCode(t, err, access.CodeAuthenticationRequired)
+}
+
+func TestCreateSellerKey_UnknownScopeIsInvalid(t *testing.T) {
+	f := newFixture(t, access.AppSettings{})
+	_, err := f.svc.CreateSellerKey(context.Background(), f.app.ID, "shop", []string{"everything"})
+	wantCode(t, err, access.CodeValidationFailed)
+}

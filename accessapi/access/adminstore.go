@@ -1,0 +1,74 @@
+package access
+
+import (
+	"context"
+	"time"
+)
+
+// Admin is a dashboard administrator: a person who signs in to the web
+// dashboard with a password and, when enrolled, a TOTP code.
+type Admin struct {
+	// Username is unique, lower case.
+	Username     string
+	PasswordHash string
+	// TOTPSecret is the base32 RFC 6238 secret; empty when none is set.
+	// It is pending until TOTPEnabled.
+	TOTPSecret  string
+	TOTPEnabled bool
+	CreatedAt   time.Time
+}
+
+// AdminSession is a signed-in dashboard session, stored by the SHA-256 of
+// its token only.
+type AdminSession struct {
+	TokenHash string
+	Username  string
+	CreatedAt time.Time
+	ExpiresAt time.Time
+}
+
+// SellerKey is a scoped API key of one application, for a shop's backend.
+// Only the SHA-256 of its secret is stored.
+type SellerKey struct {
+	ID         string
+	AppID      string
+	Name       string
+	Scopes     []string
+	SecretHash string
+	CreatedAt  time.Time
+	// LastUsedAt is when the key last authenticated a request (to the
+	// minute); zero when never.
+	LastUsedAt time.Time
+}
+
+// AdminStore keeps administrators, their TOTP steps and their dashboard
+// sessions. Replay protection rests on a unique insert: a TOTP step is
+// accepted once per administrator.
+type AdminStore interface {
+	InsertAdmin(ctx context.Context, a *Admin) error
+	AdminByName(ctx context.Context, username string) (*Admin, error)
+	// ReplaceAdmin rewrites an administrator; the operator is its only
+	// writer.
+	ReplaceAdmin(ctx context.Context, a *Admin) error
+	// Admins lists administrators by username.
+	Admins(ctx context.Context) ([]Admin, error)
+	DeleteAdmin(ctx context.Context, username string) error
+	// InsertTOTPStep records that a time step's code was accepted;
+	// ErrDuplicate means it was accepted before (a replay).
+	InsertTOTPStep(ctx context.Context, username string, step int64, at time.Time) error
+	InsertAdminSession(ctx context.Context, s *AdminSession) error
+	AdminSessionByHash(ctx context.Context, tokenHash string) (*AdminSession, error)
+	DeleteAdminSession(ctx context.Context, tokenHash string) error
+	DeleteAdminSessions(ctx context.Context, username string) error
+}
+
+// SellerKeyStore keeps seller keys. Revoking a key deletes it.
+type SellerKeyStore interface {
+	InsertSellerKey(ctx context.Context, k *SellerKey) error
+	SellerKeyByHash(ctx context.Context, secretHash string) (*SellerKey, error)
+	// SellerKeys lists an application's keys, oldest first.
+	SellerKeys(ctx context.Context, appID string) ([]SellerKey, error)
+	DeleteSellerKey(ctx context.Context, keyID string) error
+	// RecordSellerKeyUse sets a key's last use; the last write wins.
+	RecordSellerKeyUse(ctx context.Context, keyID string, at time.Time) error
+}

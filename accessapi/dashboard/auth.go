@@ -1,0 +1,48 @@
+package dashboard
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/appaccess/appaccess/accessapi/access"
+)
+
+// signInForm serves GET /signin.
+func (s *Server) signInForm(w http.ResponseWriter, r *http.Request) {
+	s.render(w, r, http.StatusOK, "signin", page{Title: "Sign in"})
+}
+
+// signIn serves POST /signin: password and, when enrolled, TOTP code. A
+// new session replaces the one the browser had, so a session fixed before
+// sign-in is worthless.
+func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
+	svc, err := s.cfg.Service()
+	if err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
+	if old := s.sessionToken(r); old != "" {
+		_ = svc.SignOutAdmin(r.Context(), old)
+	}
+	token, sess, err := svc.SignInAdmin(r.Context(), r.PostFormValue("username"), r.PostFormValue("password"), r.PostFormValue("code"))
+	if err != nil {
+		if e, ok := err.(*access.Error); ok && e.Code == access.CodeInvalidCredentials {
+			s.render(w, r, http.StatusUnauthorized, "signin", page{Title: "Sign in", Error: e.Detail})
+			return
+		}
+		s.renderError(w, r, err)
+		return
+	}
+	s.setSessionCookie(w, token, sess.ExpiresAt)
+	http.Redirect(w, r, s.cfg.Prefix+"/", http.StatusSeeOther)
+}
+
+// signOut serves POST /signout.
+func (s *Server) signOut(w http.ResponseWriter, r *http.Request, si *signedIn) error {
+	if err := si.svc.SignOutAdmin(r.Context(), si.token); err != nil {
+		return err
+	}
+	s.setSessionCookie(w, "", time.Time{})
+	return s.redirect(w, r, "/signin")
+}

@@ -1,0 +1,151 @@
+package dashboard_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pquerna/otp/totp"
+
+	"github.com/appaccess/appaccess/accessapi/access"
+)
+
+func TestPages_EveryPageRendersUnderTheStrictPolicy(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	u, err := e.svc.SignUp(ctx, &e.app.App, access.SignUpRequest{Username: "alice", Password: "a long and unusual pass 7"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.SetVariable(ctx, e.app.ID, "motd", "hello"); err != nil {
+		t.Fatal(err)
+	}
+	e.key(t, e.app.ID, access.ScopeUsersRead)
+	b := e.browser(t)
+	b.signIn()
+	base := "/admin/apps/" + e.app.ID
+	for _, path := range []string{"/admin/", base, base + "/licenses", base + "/licenses?filter=unused", base + "/users?prefix=al",
+		base + "/users/" + u.ID, base + "/content", base + "/keys"} {
+		resp, body := b.get(path)
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("%s: %d\n%s", path, resp.StatusCode, body)
+			continue
+		}
+		csp := resp.Header.Get("Content-Security-Policy")
+		if !strings.Contains(csp, "default-src 'none'") || !strings.Contains(csp, "style-src 'nonce-") {
+			t.Errorf("%s: CSP %q", path, csp)
+		}
+		nonce := strings.TrimSuffix(strings.SplitN(strings.SplitN(csp, "'nonce-", 2)[1], "'", 2)[0], "'")
+		if !strings.Contains(body, `<style nonce="`+nonce+`">`) {
+			t.Errorf("%s: the style block does not carry the header's nonce", path)
+		}
+		if strings.Contains(body, "<script") {
+			t.Errorf("%s: a page carries a script", path)
+		}
+		if strings.Contains(body, e.app.APISecret) {
+			t.Errorf("%s: the application secret is rendered after its creation", path)
+		}
+	}
+}
+
+func TestSignIn_SetsAHardenedCookieAndReplacesTheSession(t *testing.T) {
+	e := newEnv(t)
+	b := e.browser(t)
+	form := url.Values{"username": {adminName}, "password": {adminPassword}}
+	req, _ := http.NewRequest("POST", e.srv.URL+"/admin/signin", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	cookies := resp.Cookies()
+	if resp.StatusCode != http.StatusSeeOther || len(cookies) != 1 {
+		t.Fatalf("sign-in: %d, cookies %v", resp.StatusCode, cookies)
+	}
+	ck := cookies[0]
+	if !ck.HttpOnly || ck.SameSite != http.SameSiteLaxMode || ck.Secure {
+		t.Fatalf("cookie %+v: want HttpOnly, SameSite=Lax, not Secure by default", ck)
+	}
+	first := ck.Value
+	if _, err := e.svc.AdminSessionOf(context.Background(), first); err != nil {
+		t.Fatal(err)
+	}
+	// Signing in again with that cookie replaces the session.
+	b.c.Jar.SetCookies(mustURL(t, e.srv.URL+"/admin/"), []*http.Cookie{{Name: ck.Name, Value: first, Path: "/admin/"}})
+	b.signIn()
+	if _, err := e.svc.AdminSessionOf(context.Background(), first); access.CodeOf(err) != access.CodeAuthenticationRequired {
+		t.Fatalf("the session from before sign-in still works: %v", err)
+	}
+}
+
+func TestSignIn_WrongPasswordIsRefusedWithOneMessageAndThrottled(t *testing.T) {
+	e := newEnv(t)
+	b := e.browser(t)
+	resp, body := b.post("/admin/signin", url.Values{"username": {adminName}, "password": {"wrong password!"}})
+	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(body, "The username, password or code is wrong.") {
+		t.Fatalf("wrong password: %d\n%s", resp.StatusCode, body)
+	}
+	for range 10 {
+		resp, _ = b.post("/admin/signin", url.Values{"username": {adminName}, "password": {"wrong password!"}})
+	}
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("repeated failures: %d, Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+}
+
+func TestPages_SignedOutVisitorIsSentToSignIn(t *testing.T) {
+	e := newEnv(t)
+	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := c.Get(e.srv.URL + "/admin/apps/" + e.app.ID + "/users")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/admin/signin" {
+		t.Fatalf("%d to %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+}
+
+func mustURL(t *testing.T, s string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+func TestSignIn_WithTOTPNeedsAFreshCode(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	en, err := e.svc.BeginTOTP(ctx, adminName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Enrol with the previous step's code, so the current one is fresh.
+	prev, _ := totp.GenerateCode(en.Secret, time.Now().Add(-30*time.Second))
+	if err := e.svc.ConfirmTOTP(ctx, adminName, prev); err != nil {
+		t.Fatal(err)
+	}
+	now, _ := totp.GenerateCode(en.Secret, time.Now())
+	for _, tc := range []struct {
+		name, code string
+		want       int
+	}{
+		{"no code", "", http.StatusUnauthorized},
+		{"the enrolment's code", prev, http.StatusUnauthorized},
+		{"a fresh code", now, http.StatusOK},
+		{"the same code again", now, http.StatusUnauthorized},
+	} {
+		b := e.browser(t)
+		resp, body := b.post("/admin/signin", url.Values{"username": {adminName}, "password": {adminPassword}, "code": {tc.code}})
+		if resp.StatusCode != tc.want {
+			t.Errorf("%s: %d, want %d\n%s", tc.name, resp.StatusCode, tc.want, body)
+		}
+	}
+}

@@ -1,0 +1,216 @@
+package mongostore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/appaccess/appaccess/accessapi/access"
+)
+
+// adminDoc is an administrator, by username.
+type adminDoc struct {
+	Username     string    `bson:"_id"`
+	PasswordHash string    `bson:"password_hash"`
+	TOTPSecret   string    `bson:"totp_secret"`
+	TOTPEnabled  bool      `bson:"totp_enabled"`
+	CreatedAt    time.Time `bson:"created_at"`
+}
+
+func (d *adminDoc) admin() *access.Admin {
+	return &access.Admin{Username: d.Username, PasswordHash: d.PasswordHash, TOTPSecret: d.TOTPSecret,
+		TOTPEnabled: d.TOTPEnabled, CreatedAt: d.CreatedAt.UTC()}
+}
+
+func toAdminDoc(a *access.Admin) adminDoc {
+	return adminDoc{Username: a.Username, PasswordHash: a.PasswordHash, TOTPSecret: a.TOTPSecret, TOTPEnabled: a.TOTPEnabled, CreatedAt: a.CreatedAt}
+}
+
+// InsertAdmin implements access.AdminStore.
+func (s *Store) InsertAdmin(ctx context.Context, a *access.Admin) error {
+	return s.insert(ctx, collAdmins, toAdminDoc(a))
+}
+
+// AdminByName implements access.AdminStore.
+func (s *Store) AdminByName(ctx context.Context, username string) (*access.Admin, error) {
+	var d adminDoc
+	if err := s.byID(ctx, collAdmins, username, &d); err != nil {
+		return nil, err
+	}
+	return d.admin(), nil
+}
+
+// ReplaceAdmin implements access.AdminStore: a whole-document replace by
+// the administrator's only writer, the operator.
+func (s *Store) ReplaceAdmin(ctx context.Context, a *access.Admin) error {
+	res, err := s.c(collAdmins).ReplaceOne(ctx, bsonEq("_id", a.Username), toAdminDoc(a))
+	if err != nil {
+		return mapErr(err)
+	}
+	if res.MatchedCount == 0 {
+		return access.ErrNotFound
+	}
+	return nil
+}
+
+// Admins implements access.AdminStore.
+func (s *Store) Admins(ctx context.Context) ([]access.Admin, error) {
+	var docs []adminDoc
+	if err := findAll(ctx, s.c(collAdmins), bson.D{}, options.Find().SetSort(bsonEq("_id", 1)), &docs); err != nil {
+		return nil, err
+	}
+	out := make([]access.Admin, 0, len(docs))
+	for i := range docs {
+		out = append(out, *docs[i].admin())
+	}
+	return out, nil
+}
+
+// DeleteAdmin implements access.AdminStore, with the recorded TOTP steps.
+func (s *Store) DeleteAdmin(ctx context.Context, username string) error {
+	if err := s.deleteWhere(ctx, collTOTPSteps, bsonEq("username", username)); err != nil {
+		return err
+	}
+	res, err := s.c(collAdmins).DeleteOne(ctx, bsonEq("_id", username))
+	if err != nil {
+		return mapErr(err)
+	}
+	if res.DeletedCount == 0 {
+		return access.ErrNotFound
+	}
+	return nil
+}
+
+// totpStepDoc records an accepted TOTP step; its _id is "<username>/<step>",
+// so a replay is a duplicate insert.
+type totpStepDoc struct {
+	ID       string    `bson:"_id"`
+	Username string    `bson:"username"`
+	At       time.Time `bson:"at"`
+}
+
+// InsertTOTPStep implements access.AdminStore.
+func (s *Store) InsertTOTPStep(ctx context.Context, username string, step int64, at time.Time) error {
+	return s.insert(ctx, collTOTPSteps, totpStepDoc{ID: fmt.Sprintf("%s/%d", username, step), Username: username, At: at})
+}
+
+type adminSessionDoc struct {
+	TokenHash string    `bson:"_id"`
+	Username  string    `bson:"username"`
+	CreatedAt time.Time `bson:"created_at"`
+	ExpiresAt time.Time `bson:"expires_at"`
+}
+
+// InsertAdminSession implements access.AdminStore.
+func (s *Store) InsertAdminSession(ctx context.Context, as *access.AdminSession) error {
+	return s.insert(ctx, collAdminSess, adminSessionDoc{TokenHash: as.TokenHash, Username: as.Username, CreatedAt: as.CreatedAt, ExpiresAt: as.ExpiresAt})
+}
+
+// AdminSessionByHash implements access.AdminStore.
+func (s *Store) AdminSessionByHash(ctx context.Context, tokenHash string) (*access.AdminSession, error) {
+	var d adminSessionDoc
+	if err := s.byID(ctx, collAdminSess, tokenHash, &d); err != nil {
+		return nil, err
+	}
+	return &access.AdminSession{TokenHash: d.TokenHash, Username: d.Username, CreatedAt: d.CreatedAt.UTC(), ExpiresAt: d.ExpiresAt.UTC()}, nil
+}
+
+// DeleteAdminSession implements access.AdminStore.
+func (s *Store) DeleteAdminSession(ctx context.Context, tokenHash string) error {
+	res, err := s.c(collAdminSess).DeleteOne(ctx, bsonEq("_id", tokenHash))
+	if err != nil {
+		return mapErr(err)
+	}
+	if res.DeletedCount == 0 {
+		return access.ErrNotFound
+	}
+	return nil
+}
+
+// DeleteAdminSessions implements access.AdminStore.
+func (s *Store) DeleteAdminSessions(ctx context.Context, username string) error {
+	return s.deleteWhere(ctx, collAdminSess, bsonEq("username", username))
+}
+
+// sellerKeyDoc is a seller key, by ID, unique by secret hash.
+type sellerKeyDoc struct {
+	ID         string    `bson:"_id"`
+	AppID      string    `bson:"app_id"`
+	Name       string    `bson:"name"`
+	Scopes     []string  `bson:"scopes"`
+	SecretHash string    `bson:"secret_hash"`
+	CreatedAt  time.Time `bson:"created_at"`
+	LastUsedAt time.Time `bson:"last_used_at"`
+}
+
+func (d *sellerKeyDoc) key() access.SellerKey {
+	k := access.SellerKey{ID: d.ID, AppID: d.AppID, Name: d.Name, Scopes: d.Scopes, SecretHash: d.SecretHash, CreatedAt: d.CreatedAt.UTC()}
+	if !d.LastUsedAt.IsZero() && d.LastUsedAt.Unix() > 0 {
+		k.LastUsedAt = d.LastUsedAt.UTC()
+	}
+	return k
+}
+
+// InsertSellerKey implements access.SellerKeyStore.
+func (s *Store) InsertSellerKey(ctx context.Context, k *access.SellerKey) error {
+	return s.insert(ctx, collSellerKeys, sellerKeyDoc{ID: k.ID, AppID: k.AppID, Name: k.Name, Scopes: k.Scopes,
+		SecretHash: k.SecretHash, CreatedAt: k.CreatedAt, LastUsedAt: k.LastUsedAt})
+}
+
+// SellerKeyByHash implements access.SellerKeyStore, on the unique
+// secret_hash index.
+func (s *Store) SellerKeyByHash(ctx context.Context, secretHash string) (*access.SellerKey, error) {
+	var d sellerKeyDoc
+	if err := mapErr(s.c(collSellerKeys).FindOne(ctx, bsonEq("secret_hash", secretHash)).Decode(&d)); err != nil {
+		return nil, err
+	}
+	k := d.key()
+	return &k, nil
+}
+
+// SellerKeys implements access.SellerKeyStore.
+func (s *Store) SellerKeys(ctx context.Context, appID string) ([]access.SellerKey, error) {
+	var docs []sellerKeyDoc
+	opts := options.Find().SetSort(bson.D{{Key: "created_at", Value: 1}, {Key: "_id", Value: 1}})
+	if err := findAll(ctx, s.c(collSellerKeys), bsonEq("app_id", appID), opts, &docs); err != nil {
+		return nil, err
+	}
+	out := make([]access.SellerKey, 0, len(docs))
+	for i := range docs {
+		out = append(out, docs[i].key())
+	}
+	return out, nil
+}
+
+// DeleteSellerKey implements access.SellerKeyStore.
+func (s *Store) DeleteSellerKey(ctx context.Context, keyID string) error {
+	res, err := s.c(collSellerKeys).DeleteOne(ctx, bsonEq("_id", keyID))
+	if err != nil {
+		return mapErr(err)
+	}
+	if res.DeletedCount == 0 {
+		return access.ErrNotFound
+	}
+	return nil
+}
+
+// RecordSellerKeyUse implements access.SellerKeyStore: a single-field set
+// whose last write wins, like a user's last login.
+func (s *Store) RecordSellerKeyUse(ctx context.Context, keyID string, at time.Time) error {
+	res, err := s.c(collSellerKeys).UpdateOne(ctx, bsonEq("_id", keyID), bson.D{{Key: "$set", Value: bsonEq("last_used_at", at)}})
+	if err != nil {
+		return mapErr(err)
+	}
+	if res.MatchedCount == 0 {
+		return access.ErrNotFound
+	}
+	return nil
+}
+
+var (
+	_ access.AdminStore     = (*Store)(nil)
+	_ access.SellerKeyStore = (*Store)(nil)
+)

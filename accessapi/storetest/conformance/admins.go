@@ -1,0 +1,102 @@
+package conformance
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/appaccess/appaccess/accessapi/access"
+)
+
+func testAdmins(t *testing.T, s access.Store) {
+	ctx := context.Background()
+	a := &access.Admin{Username: "alice", PasswordHash: "h1", CreatedAt: epoch}
+	must(t, s.InsertAdmin(ctx, a))
+	must(t, s.InsertAdmin(ctx, &access.Admin{Username: "bob", PasswordHash: "h2", CreatedAt: epoch}))
+	if err := s.InsertAdmin(ctx, &access.Admin{Username: "alice", PasswordHash: "x", CreatedAt: epoch}); !errors.Is(err, access.ErrDuplicate) {
+		t.Fatalf("second alice: %v, want ErrDuplicate", err)
+	}
+	a.TOTPSecret, a.TOTPEnabled = "JBSWY3DPEHPK3PXP", true
+	must(t, s.ReplaceAdmin(ctx, a))
+	got, err := s.AdminByName(ctx, "alice")
+	must(t, err)
+	if got.PasswordHash != "h1" || got.TOTPSecret != "JBSWY3DPEHPK3PXP" || !got.TOTPEnabled || !got.CreatedAt.Equal(epoch) {
+		t.Fatalf("alice = %+v", got)
+	}
+	all, err := s.Admins(ctx)
+	must(t, err)
+	if len(all) != 2 || all[0].Username != "alice" || all[1].Username != "bob" {
+		t.Fatalf("Admins = %+v", all)
+	}
+	must(t, s.InsertTOTPStep(ctx, "alice", 42, epoch))
+	if err := s.InsertTOTPStep(ctx, "alice", 42, epoch); !errors.Is(err, access.ErrDuplicate) {
+		t.Fatalf("replayed step: %v, want ErrDuplicate", err)
+	}
+	must(t, s.InsertTOTPStep(ctx, "bob", 42, epoch))
+	must(t, s.DeleteAdmin(ctx, "alice"))
+	if _, err := s.AdminByName(ctx, "alice"); !errors.Is(err, access.ErrNotFound) {
+		t.Fatalf("deleted alice: %v, want ErrNotFound", err)
+	}
+	if err := s.ReplaceAdmin(ctx, a); !errors.Is(err, access.ErrNotFound) {
+		t.Fatalf("replacing deleted alice: %v, want ErrNotFound", err)
+	}
+}
+
+func testAdminSessions(t *testing.T, s access.Store) {
+	ctx := context.Background()
+	for _, h := range []string{"h1", "h2"} {
+		must(t, s.InsertAdminSession(ctx, &access.AdminSession{TokenHash: h, Username: "alice", CreatedAt: epoch, ExpiresAt: epoch.Add(time.Hour)}))
+	}
+	must(t, s.InsertAdminSession(ctx, &access.AdminSession{TokenHash: "h3", Username: "bob", CreatedAt: epoch, ExpiresAt: epoch.Add(time.Hour)}))
+	got, err := s.AdminSessionByHash(ctx, "h1")
+	must(t, err)
+	if got.Username != "alice" || !got.ExpiresAt.Equal(epoch.Add(time.Hour)) {
+		t.Fatalf("session = %+v", got)
+	}
+	must(t, s.DeleteAdminSession(ctx, "h1"))
+	if err := s.DeleteAdminSession(ctx, "h1"); !errors.Is(err, access.ErrNotFound) {
+		t.Fatalf("deleting twice: %v, want ErrNotFound", err)
+	}
+	must(t, s.DeleteAdminSessions(ctx, "alice"))
+	if _, err := s.AdminSessionByHash(ctx, "h2"); !errors.Is(err, access.ErrNotFound) {
+		t.Fatalf("alice's other session: %v, want ErrNotFound", err)
+	}
+	if _, err := s.AdminSessionByHash(ctx, "h3"); err != nil {
+		t.Fatalf("bob's session: %v", err)
+	}
+}
+
+func testSellerKeys(t *testing.T, s access.Store) {
+	ctx := context.Background()
+	k1 := &access.SellerKey{ID: "k1", AppID: "A", Name: "shop", Scopes: []string{"licenses:create", "users:read"}, SecretHash: "s1", CreatedAt: epoch}
+	must(t, s.InsertSellerKey(ctx, k1))
+	must(t, s.InsertSellerKey(ctx, &access.SellerKey{ID: "k2", AppID: "A", Name: "other", Scopes: []string{"audit:read"}, SecretHash: "s2", CreatedAt: epoch.Add(time.Second)}))
+	must(t, s.InsertSellerKey(ctx, &access.SellerKey{ID: "k3", AppID: "B", Name: "b", Scopes: []string{"audit:read"}, SecretHash: "s3", CreatedAt: epoch}))
+	if err := s.InsertSellerKey(ctx, &access.SellerKey{ID: "k4", AppID: "A", Name: "dup", Scopes: []string{"audit:read"}, SecretHash: "s1", CreatedAt: epoch}); !errors.Is(err, access.ErrDuplicate) {
+		t.Fatalf("taken secret hash: %v, want ErrDuplicate", err)
+	}
+	got, err := s.SellerKeyByHash(ctx, "s1")
+	must(t, err)
+	if got.ID != "k1" || got.AppID != "A" || len(got.Scopes) != 2 || got.Scopes[1] != "users:read" || !got.LastUsedAt.IsZero() {
+		t.Fatalf("key = %+v", got)
+	}
+	must(t, s.RecordSellerKeyUse(ctx, "k1", epoch.Add(time.Minute)))
+	got, err = s.SellerKeyByHash(ctx, "s1")
+	must(t, err)
+	if !got.LastUsedAt.Equal(epoch.Add(time.Minute)) {
+		t.Fatalf("last use = %v", got.LastUsedAt)
+	}
+	ks, err := s.SellerKeys(ctx, "A")
+	must(t, err)
+	if len(ks) != 2 || ks[0].ID != "k1" || ks[1].ID != "k2" {
+		t.Fatalf("keys of A = %+v", ks)
+	}
+	must(t, s.DeleteSellerKey(ctx, "k1"))
+	if _, err := s.SellerKeyByHash(ctx, "s1"); !errors.Is(err, access.ErrNotFound) {
+		t.Fatalf("revoked key: %v, want ErrNotFound", err)
+	}
+	if err := s.DeleteSellerKey(ctx, "k1"); !errors.Is(err, access.ErrNotFound) {
+		t.Fatalf("revoking twice: %v, want ErrNotFound", err)
+	}
+}
