@@ -157,6 +157,8 @@ type Store interface {
 	SessionStore
 	ContentStore
 	AttemptStore
+	UserStateStore
+	ChangeFeed
 }
 
 // AppCounts are an application's totals.

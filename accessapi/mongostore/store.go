@@ -59,7 +59,7 @@ func (s *Store) EnsureIndexes(ctx context.Context) error {
 	// that runs after this one (FerretDB's _id index in tests) covers all.
 	for _, name := range []string{collApps, collAccounts, collUsers, collDeletedUsers, collBans, collLastLogins, collLedger,
 		collMemberships, collLicenses, collLicenseUses, collDevices, collSessions, collVariables, collFiles, bucketFiles + ".files", bucketFiles + ".chunks",
-		collFailures, collKnownSources} {
+		collFailures, collKnownSources, collChanges} {
 		if err := s.db.CreateCollection(ctx, name); err != nil && !isNamespaceExists(err) {
 			return fmt.Errorf("creating collection %s: %w", name, err)
 		}
@@ -85,6 +85,7 @@ func (s *Store) EnsureIndexes(ctx context.Context) error {
 		{collFiles, bson.D{{Key: "app_id", Value: 1}}, false},
 		{collFailures, bson.D{{Key: "key", Value: 1}, {Key: "at", Value: 1}}, false},
 		{collFailures, bson.D{{Key: "at", Value: 1}}, false},
+		{collChanges, bson.D{{Key: "at", Value: 1}}, false},
 	} {
 		m := mongo.IndexModel{Keys: ix.keys, Options: options.Index().SetUnique(ix.unique)}
 		if _, err := s.db.Collection(ix.coll).Indexes().CreateOne(ctx, m); err != nil {

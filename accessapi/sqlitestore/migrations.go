@@ -241,6 +241,21 @@ CREATE TABLE known_sources (
 	PRIMARY KEY (key, source)
 ) STRICT, WITHOUT ROWID;
 `,
+	// 4: the change feed. AUTOINCREMENT never reuses a sequence number, and
+	// the single writer makes entries visible in sequence order.
+	`
+CREATE TABLE changes (
+	seq INTEGER PRIMARY KEY AUTOINCREMENT,
+	at INTEGER NOT NULL,
+	origin TEXT NOT NULL,
+	kind TEXT NOT NULL,
+	app_id TEXT NOT NULL,
+	api_key TEXT NOT NULL,
+	user_id TEXT NOT NULL,
+	session_hash TEXT NOT NULL
+) STRICT;
+CREATE INDEX changes_by_at ON changes (at);
+`,
 }
 
 // SchemaVersion is the schema version this build writes.

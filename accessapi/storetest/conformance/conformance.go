@@ -41,6 +41,9 @@ func Run(t *testing.T, newStore NewStore) {
 		{"AppCounts_CountLicensesUsersAndActiveMembers", testCounts},
 		{"Files_ContentsReadFromAnyOffset", testFiles},
 		{"Variables_LastWriteWins", testVariables},
+		{"ChangeFeed_SixteenConcurrentAppendsGetOneGapFreeSequence", testFeedRace},
+		{"ChangeFeed_PruningKeepsTheNewestSoTheSequenceGoesOn", testFeedPrune},
+		{"UserState_ReadsUserBanAndLedgerInOneCall", testUserState},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStore(t)) })
