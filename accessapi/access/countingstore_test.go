@@ -364,4 +364,3 @@ func (c *countingStore) Variables(a0 context.Context, a1 string) ([]access.Varia
 	c.count("Variables")
 	return c.Store.Variables(a0, a1)
 }
-

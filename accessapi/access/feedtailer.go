@@ -52,6 +52,7 @@ type FeedTailer struct {
 	faulty   bool     // the last read or append failed
 	cursor   int64    // the last entry applied
 	synced   bool     // cursor is known
+	verify   bool     // check on the next read that no entry was pruned unread
 	lastRead time.Time
 	applied  int64 // entries of other instances applied, for tests
 }
@@ -116,6 +117,11 @@ func (t *FeedTailer) Run(ctx context.Context, svc *Service) {
 		if now := svc.now(); now.Sub(lastPrune) >= t.cfg.PruneEvery {
 			lastPrune = now
 			t.prune(ctx, svc)
+			// Another instance prunes by its own clock: check now and then
+			// that nothing this one had yet to read went.
+			t.mu.Lock()
+			t.verify = true
+			t.mu.Unlock()
 		}
 		select {
 		case <-ctx.Done():
@@ -155,10 +161,10 @@ func (t *FeedTailer) poll(ctx context.Context, svc *Service, start time.Time) er
 		return err
 	}
 	t.mu.Lock()
-	cursor, synced, lastRead, faulty := t.cursor, t.synced, t.lastRead, t.faulty
+	cursor, synced, lastRead, check := t.cursor, t.synced, t.lastRead, t.faulty || t.verify
 	t.mu.Unlock()
 	behind := synced && start.Sub(lastRead) > t.cfg.Retention/2
-	if !synced || behind || faulty {
+	if !synced || behind || check {
 		// The newest entry, read before the entries after the cursor: if
 		// those are gone while it is newer, they were pruned unread.
 		last, err := t.feed.LastChange(ctx)
@@ -179,6 +185,9 @@ func (t *FeedTailer) poll(ctx context.Context, svc *Service, start time.Time) er
 				return nil
 			}
 		}
+		t.mu.Lock()
+		t.verify = false
+		t.mu.Unlock()
 	}
 	for {
 		cs, err := t.feed.ChangesAfter(ctx, cursor, changesPerRead)
@@ -203,17 +212,16 @@ func (t *FeedTailer) poll(ctx context.Context, svc *Service, start time.Time) er
 	}
 }
 
-// resync moves the cursor to last; when the entries before it may have
-// been missed (flush), the caches are emptied first.
-func (t *FeedTailer) resync(svc *Service, last int64, flush bool) {
-	if flush {
-		svc.flushCaches()
-		if t.cfg.OnFlush != nil {
-			t.cfg.OnFlush()
-		}
+// resync empties the caches, which may hold what entries up to last
+// changed, and moves the cursor to last. missed says entries were missed
+// (rather than this being the first read), which OnFlush is told.
+func (t *FeedTailer) resync(svc *Service, last int64, missed bool) {
+	svc.flushCaches()
+	if missed && t.cfg.OnFlush != nil {
+		t.cfg.OnFlush()
 	}
 	t.mu.Lock()
-	t.cursor, t.synced = last, true
+	t.cursor, t.synced, t.verify = last, true, false
 	t.mu.Unlock()
 }
 

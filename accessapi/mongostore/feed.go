@@ -120,7 +120,8 @@ func (s *Store) DeleteChangesBefore(ctx context.Context, t time.Time) (int64, er
 // UserState implements access.UserStateStore: the user, the ban and the
 // ledger are read at once, on three connections (FerretDB has no $lookup
 // to join them in one command), so the call costs the latency of its
-// slowest read rather than the sum.
+// slowest read rather than the sum; the ledger is read 16 entries a
+// request.
 func (s *Store) UserState(ctx context.Context, userID string) (*access.User, *access.Ban, []access.Activation, error) {
 	var (
 		wg      sync.WaitGroup
@@ -135,7 +136,7 @@ func (s *Store) UserState(ctx context.Context, userID string) (*access.User, *ac
 			ban, banErr = nil, nil
 		}
 	})
-	wg.Go(func() { ledger, ledgErr = s.Ledger(ctx, userID) })
+	wg.Go(func() { ledger, ledgErr = s.ledgerInBatches(ctx, userID) })
 	u, err := s.UserByID(ctx, userID)
 	wg.Wait()
 	switch {
@@ -147,4 +148,36 @@ func (s *Store) UserState(ctx context.Context, userID string) (*access.User, *ac
 		return nil, nil, nil, fmt.Errorf("reading ledger: %w", ledgErr)
 	}
 	return u, ban, ledger, nil
+}
+
+// ledgerBatch is how many ledger entries one read asks for.
+const ledgerBatch = 16
+
+// ledgerInBatches reads a user's ledger like Ledger, asking for the _ids of
+// ledgerBatch entries at a time ($in on _id: point lookups on the _id
+// index) rather than one.
+func (s *Store) ledgerInBatches(ctx context.Context, userID string) ([]access.Activation, error) {
+	var out []access.Activation
+	for from := 0; from < maxLedgerEntries; from += ledgerBatch {
+		ids := make(bson.A, ledgerBatch)
+		for i := range ids {
+			ids[i] = ledgerID(userID, from+i)
+		}
+		var docs []ledgerDoc
+		if err := findAll(ctx, s.c(collLedger), bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: ids}}}}, nil, &docs); err != nil {
+			return nil, err
+		}
+		byID := make(map[string]*ledgerDoc, len(docs))
+		for i := range docs {
+			byID[docs[i].ID] = &docs[i]
+		}
+		for i := range ledgerBatch {
+			d, ok := byID[ledgerID(userID, from+i)]
+			if !ok {
+				return out, nil // the ledger ends at its first missing entry
+			}
+			out = append(out, d.activation())
+		}
+	}
+	return out, nil
 }

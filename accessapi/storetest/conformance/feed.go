@@ -105,14 +105,15 @@ func testUserState(t *testing.T, s access.Store) {
 	if err != nil || got.ID != u.ID || got.Username != "dave" || got.AppID != a.ID || ban != nil || len(ledger) != 0 {
 		t.Fatalf("UserState of a new user = %+v, %+v, %v, %v", got, ban, ledger, err)
 	}
-	for i := range 3 {
+	const entries = 20 // more than one batch of a store that reads in batches
+	for i := range entries {
 		must(t, s.AppendActivation(ctx, &access.Activation{ID: fmt.Sprintf("act-%d", i), AppID: a.ID, UserID: u.ID,
 			Type: access.ActivationGrant, OccurredAt: epoch.Add(time.Duration(i) * time.Minute), Minutes: ptr(int64(60 * (i + 1)))}))
 	}
 	must(t, s.InsertBan(ctx, &access.Ban{UserID: u.ID, Reason: "spam", At: epoch}))
 	got, ban, ledger, err = s.UserState(ctx, u.ID)
 	must(t, err)
-	if got.ID != u.ID || ban == nil || ban.Reason != "spam" || !ban.At.Equal(epoch) || len(ledger) != 3 {
+	if got.ID != u.ID || ban == nil || ban.Reason != "spam" || !ban.At.Equal(epoch) || len(ledger) != entries {
 		t.Fatalf("UserState = %+v, %+v, %d entries", got, ban, len(ledger))
 	}
 	want, err := s.Ledger(ctx, u.ID)
