@@ -29,6 +29,8 @@ type seeded struct {
 	username, password string
 	token, code        string
 	signupCodes        []string
+	// tokens are the sessions of the large data set, one a user.
+	tokens []string
 }
 
 func (c *client) do(method, url string, headers map[string]string, body any, want int, out any) error {
@@ -195,15 +197,20 @@ func (c *client) seedLarge(s *seeded, o options) error {
 		go func() {
 			defer wg.Done()
 			for code := range next {
+				var sess struct {
+					Token string `json:"session_token"`
+				}
 				err := c.do("POST", c.api+"/sign_up_with_license_code", h, map[string]any{"code": code}, 201, nil)
 				if err == nil {
-					err = c.do("POST", c.api+"/auth/login", h, map[string]any{"credentials": map[string]any{"code": code}}, 200, nil)
+					err = c.do("POST", c.api+"/auth/login", h, map[string]any{"credentials": map[string]any{"code": code}}, 200, &sess)
 				}
+				mu.Lock()
 				if err != nil {
-					mu.Lock()
 					first = err
-					mu.Unlock()
+				} else {
+					s.tokens = append(s.tokens, sess.Token)
 				}
+				mu.Unlock()
 			}
 		}()
 	}
