@@ -303,7 +303,7 @@ func run(o options) error {
 	}, wantStatus(200), func() bool { return warmed.Load() < int64(len(seed.tokens)) })
 	respondSpread := drive("baseline: respond, before the spread run", get(api("/bench/respond"), nil), 200)
 	spread := drive(fmt.Sprintf("app_context, Bearer, spread over %d sessions", len(seed.tokens)), spreadReq, 200)
-	rss := peakRSS(srv.Process.Pid)
+	rss, peak := procStatus(srv.Process.Pid, "VmRSS"), procStatus(srv.Process.Pid, "VmHWM")
 
 	rows := []row{
 		{path: "`GET /app_context`, Bearer token, warm", res: token, baseline: respond.rate(), target: "≥ 0.60 × respond", minRatio: 0.60},
@@ -317,7 +317,7 @@ func run(o options) error {
 			note: fmt.Sprintf("respond at the same rate: p50 %v, p99 %v", halfRespond.p50.Round(10*time.Microsecond), halfRespond.p99.Round(10*time.Microsecond))},
 		{path: fmt.Sprintf("`GET /app_context`, Bearer, %d users/sessions, %d licenses", o.users, o.licenses), res: large, baseline: token.rate(), target: "≥ 0.83 × empty store (within 1.2×)", minRatio: 1 / 1.2},
 		{path: fmt.Sprintf("`GET /app_context`, Bearer, each request a random one of %d sessions, all cached", len(seed.tokens)), res: spread, baseline: respondSpread.rate(), target: "≥ 0.70 × respond", minRatio: 0.70,
-			note: fmt.Sprintf("peak RSS %d MiB with every session cached (target ≤ 200 MiB)", rss>>20)},
+			note: fmt.Sprintf("RSS %d MiB with every session cached (target ≤ 200 MiB); peak RSS %d MiB, while seeding", rss>>20, peak>>20)},
 	}
 	printTable(os.Stdout, o, respond, proxy, rows)
 	if o.smoke {
@@ -383,8 +383,9 @@ func argon2Rate(d time.Duration) float64 {
 	return float64(n.Load()) / time.Since(start).Seconds()
 }
 
-// peakRSS reads a process's peak resident set size from /proc.
-func peakRSS(pid int) int64 {
+// procStatus reads a size in /proc's status of a process: VmRSS, the
+// resident set size, or VmHWM, its peak.
+func procStatus(pid int, field string) int64 {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0
@@ -393,7 +394,7 @@ func peakRSS(pid int) int64 {
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		var kb int64
-		if _, err := fmt.Sscanf(sc.Text(), "VmHWM: %d kB", &kb); err == nil {
+		if _, err := fmt.Sscanf(sc.Text(), field+": %d kB", &kb); err == nil {
 			return kb << 10
 		}
 	}

@@ -36,6 +36,10 @@ const maxPendingChanges = 10000
 // changesPerRead bounds one read of the feed.
 const changesPerRead = 256
 
+// kindFlushCaches is the feed entry an instance writes when it had to drop
+// entries it could not append: every other instance empties its caches.
+const kindFlushCaches EventKind = "caches.flushed"
+
 // FeedTailer keeps a Service's caches in step with the change feed. Record
 // (an EventListener) appends the service's own changes to the feed; Run
 // reads the feed every Interval and evicts what other instances changed.
@@ -54,7 +58,6 @@ type FeedTailer struct {
 	synced   bool     // cursor is known
 	verify   bool     // check on the next read that no entry was pruned unread
 	lastRead time.Time
-	applied  int64 // entries of other instances applied, for tests
 }
 
 // NewFeedTailer returns a tailer of feed with a random origin name.
@@ -102,6 +105,10 @@ func (t *FeedTailer) Record(ctx context.Context, e Event) {
 	t.mu.Lock()
 	if len(t.pending) < maxPendingChanges {
 		t.pending = append(t.pending, c)
+	} else {
+		// Too many to keep: what is dropped is replaced by telling every
+		// instance to empty its caches.
+		t.pending[len(t.pending)-1] = Change{At: c.At, Origin: t.origin, Kind: kindFlushCaches}
 	}
 	t.mu.Unlock()
 }
@@ -194,17 +201,18 @@ func (t *FeedTailer) poll(ctx context.Context, svc *Service, start time.Time) er
 		if err != nil {
 			return err
 		}
-		n := 0
 		for _, c := range cs {
-			if c.Origin != t.origin {
+			switch {
+			case c.Origin == t.origin:
+			case c.Kind == kindFlushCaches:
+				svc.flushCaches()
+			default:
 				svc.Invalidate(c.Event())
-				n++
 			}
 			cursor = c.Seq
 		}
 		t.mu.Lock()
 		t.cursor = cursor
-		t.applied += int64(n)
 		t.mu.Unlock()
 		if len(cs) < changesPerRead {
 			return nil
