@@ -99,7 +99,7 @@ func (p *cutProxy) drop() {
 // feed (an unban propagates within a second).
 func TestFeedFault_InstanceFallsBackToStalenessAndResumes(t *testing.T) {
 	ctx := context.Background()
-	const staleness = time.Second
+	const staleness = 2 * time.Second
 	name := storetest.DatabaseName(t)
 	uri := storetest.URI(t)
 	host := strings.SplitN(strings.TrimPrefix(uri, "mongodb://"), "/", 2)[0]
