@@ -57,8 +57,10 @@ type App struct {
 	FileKey string `json:"file_key,omitempty"`
 
 	// Staleness bounds how long an instance may act on data another
-	// instance changed: bans, memberships, sessions, settings. Changes made
-	// through this instance apply at once. Default: 5s.
+	// instance changed (bans, memberships, sessions, settings) while the
+	// store's change feed cannot be read; while it can, changes reach every
+	// instance within feed_interval and a read. Changes made through this
+	// instance apply at once. Default: 5s.
 	Staleness caddy.Duration `json:"staleness,omitempty"`
 
 	// CredentialCacheTTL is how long a verified username and password are

@@ -13,7 +13,9 @@ import (
 type Config struct {
 	// Staleness bounds how long this instance may act on data that another
 	// instance has changed (bans, memberships, sessions, application
-	// settings). Default 5s. Changes made through this instance apply at once.
+	// settings) when no change feed vouches for its caches (see
+	// FeedTailer). Default 5s. Changes made through this instance apply at
+	// once.
 	Staleness time.Duration
 	// CredentialCacheTTL is how long a verified username and password are
 	// remembered, so legacy header auth does not run argon2id on every
