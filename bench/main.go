@@ -145,15 +145,19 @@ func run(o options) error {
 	if err := os.WriteFile(cfgPath, []byte(caddyfile(dir, p, 10)), 0o600); err != nil {
 		return err
 	}
-	srv := exec.Command(bin, "run", "--config", cfgPath)
 	logf, err := os.Create(filepath.Join(dir, "caddy.log"))
 	if err != nil {
 		return err
 	}
 	defer logf.Close()
-	srv.Stdout, srv.Stderr = logf, logf
-	srv.Env = append(os.Environ(), "HOME="+dir, "XDG_CONFIG_HOME="+dir, "XDG_DATA_HOME="+dir)
-	if err := srv.Start(); err != nil {
+	startServer := func(config string) (*exec.Cmd, error) {
+		srv := exec.Command(bin, "run", "--config", config)
+		srv.Stdout, srv.Stderr = logf, logf
+		srv.Env = append(os.Environ(), "HOME="+dir, "XDG_CONFIG_HOME="+dir, "XDG_DATA_HOME="+dir)
+		return srv, srv.Start()
+	}
+	srv, err := startServer(cfgPath)
+	if err != nil {
 		return err
 	}
 	defer func() { _ = srv.Process.Kill(); _, _ = srv.Process.Wait() }()
@@ -282,6 +286,21 @@ func run(o options) error {
 	}
 	fmt.Printf("  seeded in %v\n", time.Since(t0).Round(time.Second))
 	large := drive("app_context, Bearer token, large data set", get(api("/app_context"), appH(seed.app, "Authorization", "Bearer "+seed.token)), 200)
+	seedPeak := procStatus(srv.Process.Pid, "VmHWM")
+	// Restart on the same data, so that the memory measured with every
+	// session cached is not the seeding's.
+	fmt.Println("restarting the server on the seeded data ...")
+	_ = srv.Process.Signal(os.Interrupt)
+	_, _ = srv.Process.Wait()
+	if err := os.WriteFile(cfgPath, []byte(caddyfile(dir, p, ctxBytes)), 0o600); err != nil {
+		return err
+	}
+	if srv, err = startServer(cfgPath); err != nil {
+		return err
+	}
+	if err := c.waitHealthy(60 * time.Second); err != nil {
+		return err
+	}
 	// Each request a random one of the large data set's sessions, at
 	// default settings: the caches hold every session once warmed, which
 	// a first pass over all of them does.
@@ -303,7 +322,7 @@ func run(o options) error {
 	}, wantStatus(200), func() bool { return warmed.Load() < int64(len(seed.tokens)) })
 	respondSpread := drive("baseline: respond, before the spread run", get(api("/bench/respond"), nil), 200)
 	spread := drive(fmt.Sprintf("app_context, Bearer, spread over %d sessions", len(seed.tokens)), spreadReq, 200)
-	rss, peak := procStatus(srv.Process.Pid, "VmRSS"), procStatus(srv.Process.Pid, "VmHWM")
+	rss := procStatus(srv.Process.Pid, "VmRSS")
 
 	rows := []row{
 		{path: "`GET /app_context`, Bearer token, warm", res: token, baseline: respond.rate(), target: "≥ 0.60 × respond", minRatio: 0.60},
@@ -317,7 +336,7 @@ func run(o options) error {
 			note: fmt.Sprintf("respond at the same rate: p50 %v, p99 %v", halfRespond.p50.Round(10*time.Microsecond), halfRespond.p99.Round(10*time.Microsecond))},
 		{path: fmt.Sprintf("`GET /app_context`, Bearer, %d users/sessions, %d licenses", o.users, o.licenses), res: large, baseline: token.rate(), target: "≥ 0.83 × empty store (within 1.2×)", minRatio: 1 / 1.2},
 		{path: fmt.Sprintf("`GET /app_context`, Bearer, each request a random one of %d sessions, all cached", len(seed.tokens)), res: spread, baseline: respondSpread.rate(), target: "≥ 0.70 × respond", minRatio: 0.70,
-			note: fmt.Sprintf("RSS %d MiB with every session cached (target ≤ 200 MiB); peak RSS %d MiB, while seeding", rss>>20, peak>>20)},
+			note: fmt.Sprintf("RSS %d MiB with every session cached (target ≤ 200 MiB); peak RSS while seeding %d MiB", rss>>20, seedPeak>>20)},
 	}
 	printTable(os.Stdout, o, respond, proxy, rows)
 	if o.smoke {

@@ -1,6 +1,7 @@
 package access
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,7 +26,7 @@ type expiringCache[K comparable, V any] struct {
 	// owner, when set, indexes the entries by the user they belong to,
 	// so that removeOwner costs the user's entries, not the whole cache.
 	owner func(V) string
-	owned map[string]map[K]struct{}
+	owned map[string][]K // a user has a few entries: a slice is smallest
 	// evictions counts removals; it is the stamp of setStamped.
 	evictions atomic.Uint64
 }
@@ -47,7 +48,7 @@ func (c *expiringCache[K, V]) trusting(t *cacheTrust) *expiringCache[K, V] {
 
 // ownedBy indexes the entries by owner(value).
 func (c *expiringCache[K, V]) ownedBy(owner func(V) string) *expiringCache[K, V] {
-	c.owner, c.owned = owner, map[string]map[K]struct{}{}
+	c.owner, c.owned = owner, map[string][]K{}
 	return c
 }
 
@@ -95,12 +96,7 @@ func (c *expiringCache[K, V]) store(k K, v V, stamp uint64, stamped bool) {
 	c.items[k] = cached[V]{value: v, expires: now.Add(c.ttl)}
 	if c.owner != nil {
 		o := c.owner(v)
-		keys := c.owned[o]
-		if keys == nil {
-			keys = map[K]struct{}{}
-			c.owned[o] = keys
-		}
-		keys[k] = struct{}{}
+		c.owned[o] = append(c.owned[o], k)
 	}
 }
 
@@ -113,11 +109,18 @@ func (c *expiringCache[K, V]) deleteLocked(k K) {
 	delete(c.items, k)
 	if c.owner != nil {
 		o := c.owner(e.value)
-		if keys := c.owned[o]; keys != nil {
-			delete(keys, k)
-			if len(keys) == 0 {
-				delete(c.owned, o)
+		keys := c.owned[o]
+		for i, x := range keys {
+			if x == k {
+				keys[i] = keys[len(keys)-1]
+				keys = keys[:len(keys)-1]
+				break
 			}
+		}
+		if len(keys) == 0 {
+			delete(c.owned, o)
+		} else {
+			c.owned[o] = keys
 		}
 	}
 }
@@ -152,7 +155,7 @@ func (c *expiringCache[K, V]) remove(k K) {
 func (c *expiringCache[K, V]) removeOwner(owner string) {
 	c.mu.Lock()
 	c.evictions.Add(1)
-	for k := range c.owned[owner] {
+	for _, k := range slices.Clone(c.owned[owner]) {
 		c.deleteLocked(k)
 	}
 	c.mu.Unlock()
