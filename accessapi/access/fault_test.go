@@ -142,16 +142,19 @@ func TestFeedFault_InstanceFallsBackToStalenessAndResumes(t *testing.T) {
 	code := (&fixture{store: direct, svc: a.svc, app: appA}).license(t, minutesGrant(600))
 	view, err := a.svc.SignUpWithLicense(ctx, appA, code, "")
 	must(t, err)
-	answerB := func() error {
-		ctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	// answerWithin is b's answer, given up after limit (short while the
+	// store is cut off).
+	answerWithin := func(limit time.Duration) error {
+		ctx, cancel := context.WithTimeout(ctx, limit)
 		defer cancel()
 		_, err := b.svc.Authenticate(ctx, appB, access.Credentials{Code: code}, true)
 		return err
 	}
+	answerB := func() error { return answerWithin(200 * time.Millisecond) }
 	last, err := direct.LastChange(ctx)
 	must(t, err)
 	waitFor(t, "b to read the sign-up", 3*time.Second, func() bool { return b.feed.Cursor() >= last })
-	must(t, answerB())
+	must(t, answerWithin(5*time.Second))
 	// Cached past the staleness bound while the feed vouches for it.
 	time.Sleep(staleness + 300*time.Millisecond)
 
@@ -179,11 +182,11 @@ func TestFeedFault_InstanceFallsBackToStalenessAndResumes(t *testing.T) {
 
 	proxy.setCut(false)
 	waitFor(t, "resume", 10*time.Second, func() bool { return resumes.Load() == 1 })
-	if err := answerB(); access.CodeOf(err) != access.CodeUserBanned {
+	if err := answerWithin(5 * time.Second); access.CodeOf(err) != access.CodeUserBanned {
 		t.Fatalf("after the store came back: %v, want %s", err, access.CodeUserBanned)
 	}
 	must(t, a.svc.UnbanUser(ctx, created.ID, view.ID))
-	took := waitFor(t, "unban after resuming", time.Second, func() bool { return answerB() == nil })
+	took := waitFor(t, "unban after resuming", time.Second, func() bool { return answerWithin(time.Second) == nil })
 	t.Logf("after resuming, an unban propagated in %v", took.Round(time.Millisecond))
 	if n := faults.Load(); n != 1 {
 		t.Fatalf("the fault was reported %d times, want once", n)
