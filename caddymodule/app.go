@@ -57,13 +57,32 @@ type App struct {
 	FileKey string `json:"file_key,omitempty"`
 
 	// Staleness bounds how long an instance may act on data another
-	// instance changed: bans, memberships, sessions, settings. Changes made
-	// through this instance apply at once. Default: 5s.
+	// instance changed (bans, memberships, sessions, settings) while the
+	// store's change feed cannot be read; while it can, changes reach every
+	// instance within feed_interval and a read. Changes made through this
+	// instance apply at once. Default: 5s.
 	Staleness caddy.Duration `json:"staleness,omitempty"`
 
 	// CredentialCacheTTL is how long a verified username and password are
-	// remembered for legacy header auth. Default: 1m.
+	// remembered for legacy header auth. Default: 1m. A negative value
+	// ("off" in the Caddyfile) switches the cache off: every header login
+	// then runs argon2id.
 	CredentialCacheTTL caddy.Duration `json:"credential_cache_ttl,omitempty"`
+
+	// CacheEntries bounds each of the instance's caches (sessions, user
+	// states, applications, devices, verified credentials). Entries stay
+	// until the change feed evicts them or this bound displaces them.
+	// Default: 100000, sized for 100,000 active users (about 100 MiB).
+	CacheEntries int `json:"cache_entries,omitempty"`
+
+	// FeedInterval is how often the instance reads the store's change feed
+	// to evict what other instances changed. Default: 250ms.
+	FeedInterval caddy.Duration `json:"feed_interval,omitempty"`
+
+	// FeedRetention is how long change feed entries are kept; an instance
+	// that could not read the feed for longer empties its caches.
+	// Default: 1h.
+	FeedRetention caddy.Duration `json:"feed_retention,omitempty"`
 
 	// SessionCleanupInterval is how often expired sessions are deleted.
 	// Default: 10m.
@@ -145,8 +164,8 @@ func (a *App) Validate() error {
 			return fmt.Errorf("file_key: %w", err)
 		}
 	}
-	if a.Staleness < 0 || a.CredentialCacheTTL < 0 || a.SessionCleanupInterval < 0 || a.AuditRetention < 0 {
-		return errors.New("staleness, credential_cache_ttl, session_cleanup_interval and audit_retention must not be negative")
+	if a.Staleness < 0 || a.SessionCleanupInterval < 0 || a.AuditRetention < 0 || a.FeedInterval < 0 || a.FeedRetention < 0 || a.CacheEntries < 0 {
+		return errors.New("staleness, session_cleanup_interval, audit_retention, feed_interval, feed_retention and cache_entries must not be negative")
 	}
 	return nil
 }
@@ -183,20 +202,23 @@ func (a *App) Start() error {
 	if err != nil {
 		return fmt.Errorf("app_access: file_key: %w", err)
 	}
+	tailer := a.newFeedTailer(store)
 	svc := access.NewService(timedStore{store}, access.Config{
 		Staleness:          time.Duration(a.Staleness),
 		CredentialCacheTTL: time.Duration(a.CredentialCacheTTL),
+		CacheEntries:       a.CacheEntries,
+		Listeners:          []access.EventListener{tailer.Record, a.auditListener(store)},
 		HashConcurrency:    a.HashConcurrency,
 		HashQueue:          a.HashQueue,
 		Throttle:           a.Throttle.policy(),
 		FileKey:            fileKey,
 		Observer:           metricsObserver{},
-		Listeners:          []access.EventListener{a.auditListener(store)},
 	})
 	a.live.Store(&running{svc: svc, api: clientapi.NewHandler(svc, clientIP, a.logger)})
 	a.stop = make(chan struct{})
-	a.stopped.Add(1)
+	a.stopped.Add(2)
 	go a.cleanExpiredSessions(svc)
+	go a.followFeed(tailer, svc)
 	return nil
 }
 

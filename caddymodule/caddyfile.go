@@ -32,7 +32,10 @@ func init() {
 //		data_dir                 <path>
 //		file_key                 <base64 key>
 //		staleness                <duration>
-//		credential_cache_ttl     <duration>
+//		credential_cache_ttl     <duration> | off
+//		cache_entries            <n>
+//		feed_interval            <duration>
+//		feed_retention           <duration>
 //		session_cleanup_interval <duration>
 //		audit_retention          <duration>
 //		hash_concurrency         <n>
@@ -78,13 +81,29 @@ func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			a.DataDir = arg
 		case "file_key":
 			a.FileKey = arg
-		case "staleness", "credential_cache_ttl", "session_cleanup_interval", "audit_retention":
+		case "credential_cache_ttl":
+			if arg == "off" {
+				a.CredentialCacheTTL = -1
+				continue
+			}
 			dur, err := caddy.ParseDuration(arg)
 			if err != nil {
 				return d.Errf("%s: %v", key, err)
 			}
-			*map[string]*caddy.Duration{"staleness": &a.Staleness, "credential_cache_ttl": &a.CredentialCacheTTL,
-				"session_cleanup_interval": &a.SessionCleanupInterval, "audit_retention": &a.AuditRetention}[key] = caddy.Duration(dur)
+			a.CredentialCacheTTL = caddy.Duration(dur)
+		case "staleness", "session_cleanup_interval", "feed_interval", "feed_retention", "audit_retention":
+			dur, err := caddy.ParseDuration(arg)
+			if err != nil {
+				return d.Errf("%s: %v", key, err)
+			}
+			*map[string]*caddy.Duration{"staleness": &a.Staleness, "session_cleanup_interval": &a.SessionCleanupInterval,
+				"feed_interval": &a.FeedInterval, "feed_retention": &a.FeedRetention, "audit_retention": &a.AuditRetention}[key] = caddy.Duration(dur)
+		case "cache_entries":
+			n, err := strconv.Atoi(arg)
+			if err != nil || n < 1 {
+				return d.Errf("%s: must be a positive number", key)
+			}
+			a.CacheEntries = n
 		case "hash_concurrency", "hash_queue":
 			n, err := strconv.Atoi(arg)
 			if err != nil || n < 1 {

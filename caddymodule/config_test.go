@@ -104,6 +104,10 @@ func TestCaddyfile_AdaptsTheDirectives(t *testing.T) {
 		mongodb_uri {env.MONGO}
 		database access
 		staleness 2s
+		credential_cache_ttl off
+		cache_entries 5000
+		feed_interval 100ms
+		feed_retention 30m
 	}
 }
 :8080 {
@@ -120,7 +124,11 @@ func TestCaddyfile_AdaptsTheDirectives(t *testing.T) {
 		"app_access": {
 			"mongodb_uri": "{env.MONGO}",
 			"database": "access",
-			"staleness": 2000000000
+			"staleness": 2000000000,
+			"credential_cache_ttl": -1,
+			"cache_entries": 5000,
+			"feed_interval": 100000000,
+			"feed_retention": 1800000000000
 		},
 		"http": {
 			"servers": {

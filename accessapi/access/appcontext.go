@@ -15,6 +15,7 @@ func (s *Service) Content(ctx context.Context, app *App) (*AppContent, error) {
 	if c, ok := s.content.get(app.ID); ok {
 		return c, nil
 	}
+	stamp := s.content.stamp()
 	vars, err := s.store.Variables(ctx, app.ID)
 	if err != nil {
 		return nil, wrapStore(err, "reading variables")
@@ -24,6 +25,6 @@ func (s *Service) Content(ctx context.Context, app *App) (*AppContent, error) {
 		return nil, wrapStore(err, "reading files")
 	}
 	c := &AppContent{Variables: vars, Files: files}
-	s.content.set(app.ID, c)
+	s.content.setStamped(app.ID, c, stamp)
 	return c, nil
 }

@@ -43,11 +43,12 @@ func (s *Service) appByKey(ctx context.Context, apiKey string) (*App, error) {
 	if app, ok := s.apps.get(apiKey); ok {
 		return app, nil
 	}
+	stamp := s.apps.stamp()
 	app, err := s.store.AppByKey(ctx, apiKey)
 	if err != nil {
 		return nil, wrapStore(err, "reading application")
 	}
-	s.apps.set(apiKey, app)
+	s.apps.setStamped(apiKey, app, stamp)
 	return app, nil
 }
 
@@ -168,11 +169,12 @@ func (s *Service) session(ctx context.Context, tokenHash string) (*Session, erro
 	if sess, ok := s.sessions.get(tokenHash); ok {
 		return sess, nil
 	}
+	stamp := s.sessions.stamp()
 	sess, err := s.store.SessionByHash(ctx, tokenHash)
 	if err != nil {
 		return nil, wrapStore(err, "reading session")
 	}
-	s.sessions.set(tokenHash, sess)
+	s.sessions.setStamped(tokenHash, sess, stamp)
 	return sess, nil
 }
 
@@ -250,6 +252,7 @@ func (s *Service) passwordUser(ctx context.Context, app *App, username, password
 		}
 		s.creds.remove(ck)
 	}
+	stamp := s.creds.stamp()
 	acct, err := s.store.AccountByName(ctx, app.ID, key)
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return nil, wrapStore(err, "reading account")
@@ -286,7 +289,7 @@ func (s *Service) passwordUser(ctx context.Context, app *App, username, password
 	if err != nil {
 		return nil, err
 	}
-	s.creds.set(ck, credential{userID: acct.ID})
+	s.creds.setStamped(ck, credential{userID: acct.ID}, stamp)
 	s.throttle.passwordOK(ctx, app, account, addr, hwid)
 	return st, nil
 }

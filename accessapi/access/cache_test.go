@@ -1,6 +1,8 @@
 package access
 
 import (
+	"fmt"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -26,5 +28,89 @@ func TestExpiringCache_EntriesExpireAndSizeIsBounded(t *testing.T) {
 	c.removeIf(func(v string) bool { return v == "y" })
 	if _, ok := c.get(5000); ok {
 		t.Fatal("removeIf kept a matching entry")
+	}
+}
+
+// TestExpiringCache_FeedTrustKeepsEntriesUntilEvicted checks the three
+// ways an entry leaves a cache that follows a change feed: not on a timer
+// while the feed vouches, on its own time once the feed stops vouching,
+// and at once when evicted, by key or by owner.
+func TestExpiringCache_FeedTrustKeepsEntriesUntilEvicted(t *testing.T) {
+	now := time.Unix(0, 0)
+	trust := new(cacheTrust)
+	c := newExpiringCache[string, *Session](time.Second, 64, func() time.Time { return now }).
+		trusting(trust).ownedBy(func(s *Session) string { return s.UserID })
+	c.set("a", &Session{UserID: "u1"})
+	c.set("b", &Session{UserID: "u1"})
+	c.set("c", &Session{UserID: "u2"})
+	trust.extend(now.Add(time.Hour))
+	now = now.Add(30 * time.Minute)
+	if _, ok := c.get("a"); !ok {
+		t.Fatal("the feed vouches, yet the entry expired on its timer")
+	}
+	c.removeOwner("u1")
+	if _, ok := c.get("a"); ok {
+		t.Fatal("removeOwner kept an entry of the owner")
+	}
+	if _, ok := c.get("c"); !ok {
+		t.Fatal("removeOwner dropped another owner's entry")
+	}
+	if n := len(c.owned); n != 1 {
+		t.Fatalf("owner index holds %d owners, want 1", n)
+	}
+	trust.revoke()
+	if _, ok := c.get("c"); ok {
+		t.Fatal("without the feed, an entry outlived its ttl")
+	}
+}
+
+// TestExpiringCache_AFillReadBeforeAnEvictionIsNotStored checks the stamp:
+// a value read from the store before an eviction of the cache would
+// otherwise be stored after it and outlive the change.
+func TestExpiringCache_AFillReadBeforeAnEvictionIsNotStored(t *testing.T) {
+	c := newExpiringCache[string, string](time.Minute, 64, time.Now)
+	stamp := c.stamp()
+	c.remove("k") // the change's eviction, while the fill's read is in flight
+	c.setStamped("k", "old", stamp)
+	if _, ok := c.get("k"); ok {
+		t.Fatal("a value read before the eviction was stored after it")
+	}
+	c.setStamped("k", "new", c.stamp())
+	if v, ok := c.get("k"); !ok || v != "new" {
+		t.Fatalf("a fresh fill: got %q, %v", v, ok)
+	}
+}
+
+// TestCaches_OneHundredThousandUsersFitTheMemoryBudget fills the caches a
+// token request uses (session, user state) for 100,000 users, the default
+// bound, and reports the heap they take; the budget is 200 MiB of
+// RSS for the whole server.
+func TestCaches_OneHundredThousandUsersFitTheMemoryBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocates 100,000 entries per cache")
+	}
+	const users = 100_000
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	before := heap()
+	svc := NewService(nil, Config{})
+	now := time.Now()
+	for i := range users {
+		id := fmt.Sprintf("%08d-0000-4000-8000-%012d", i, i)
+		hash := SecretHash(NewSessionToken())
+		svc.sessions.set(hash, &Session{TokenHash: hash, AppID: "8b0f2a4e-0000-4000-8000-000000000000", UserID: id, CreatedAt: now, ExpiresAt: now.Add(24 * time.Hour)})
+		exp := now.Add(time.Hour)
+		svc.users.set(id, &userState{user: &User{ID: id, AppID: "8b0f2a4e-0000-4000-8000-000000000000", Username: fmt.Sprintf("user%d", i), CreatedAt: now},
+			membership: Membership{ExpiresAt: &exp}})
+	}
+	used := heap() - before
+	runtime.KeepAlive(svc)
+	t.Logf("caches of %d sessions and user states: %.1f MiB of heap (%d bytes a user)", users, float64(used)/(1<<20), used/users)
+	if used > 150<<20 {
+		t.Fatalf("the caches of %d users take %d MiB, want at most 150 MiB", users, used>>20)
 	}
 }

@@ -12,6 +12,9 @@ type credential struct {
 	userID string
 }
 
+// owner is the user a credential belongs to, for eviction by user.
+func (c credential) owner() string { return c.userID }
+
 // credentialKey is HMAC-SHA256 under a per-process random key of the
 // application, username key and password.
 func (s *Service) credentialKey(appID, usernameKey, password string) string {

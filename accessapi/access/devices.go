@@ -23,6 +23,7 @@ func (s *Service) checkDevice(ctx context.Context, app *App, userID, hardwareID 
 	if _, hit := s.devices.get(key); hit {
 		return nil
 	}
+	stamp := s.devices.stamp()
 	ok, err := s.registerDevice(ctx, app, userID, hardwareID)
 	if err != nil {
 		return err
@@ -30,7 +31,7 @@ func (s *Service) checkDevice(ctx context.Context, app *App, userID, hardwareID 
 	if !ok {
 		return errDeviceMismatch
 	}
-	s.devices.set(key, userID)
+	s.devices.setStamped(key, userID, stamp)
 	return nil
 }
 

@@ -5,7 +5,6 @@ import (
 	"crypto/hkdf"
 	"crypto/rand"
 	"crypto/sha256"
-	"errors"
 	"fmt"
 	"time"
 )
@@ -14,13 +13,19 @@ import (
 type Config struct {
 	// Staleness bounds how long this instance may act on data that another
 	// instance has changed (bans, memberships, sessions, application
-	// settings). Default 5s. Changes made through this instance apply at once.
+	// settings) when no change feed vouches for its caches (see
+	// FeedTailer). Default 5s. Changes made through this instance apply at
+	// once.
 	Staleness time.Duration
 	// CredentialCacheTTL is how long a verified username and password are
 	// remembered, so legacy header auth does not run argon2id on every
-	// request. Default 1m. Entries are dropped when the user changes here.
+	// request. Default 1m; negative switches the cache off. Entries are
+	// dropped when the user changes (here, or through the change feed).
 	CredentialCacheTTL time.Duration
-	// CacheEntries bounds each cache. Default 100000.
+	// CacheEntries bounds each cache (sessions, user states, applications,
+	// devices, credentials). Default 100000, sized for 100,000 active users.
+	// While a change feed is followed (FeedTailer), entries stay until the
+	// feed evicts them or this bound displaces them.
 	CacheEntries int
 	// Argon2 sets the password hashing cost. Default OWASPArgon2.
 	Argon2 Argon2Params
@@ -63,6 +68,8 @@ type Service struct {
 	uses     *expiringCache[string, *LicenseUse] // by license ID; a use never changes
 	devices  *expiringCache[string, string]      // user ID, by user ID + hardware ID
 	content  *expiringCache[string, *AppContent] // by app ID
+	// trust is how long the change feed vouches for cached entries.
+	trust *cacheTrust
 
 	credKey   []byte
 	fileKey   []byte
@@ -91,18 +98,21 @@ func NewService(store Store, cfg Config) *Service {
 	key := make([]byte, 32)
 	_, _ = rand.Read(key)
 	n, now, st := cfg.CacheEntries, cfg.Now, cfg.Staleness
+	trust := new(cacheTrust)
+	byUser := func(x *Session) string { return x.UserID }
 	s := &Service{
 		store:     store,
 		hasher:    NewPasswordHasher(cfg.Argon2, cfg.HashConcurrency, cfg.HashQueue),
 		now:       now,
 		staleness: st,
-		apps:      newExpiringCache[string, *App](st, n, now),
-		users:     newExpiringCache[string, *userState](st, n, now),
-		sessions:  newExpiringCache[string, *Session](st, n, now),
-		creds:     newExpiringCache[string, credential](cfg.CredentialCacheTTL, n, now),
+		apps:      newExpiringCache[string, *App](st, n, now).trusting(trust),
+		users:     newExpiringCache[string, *userState](st, n, now).trusting(trust),
+		sessions:  newExpiringCache[string, *Session](st, n, now).trusting(trust).ownedBy(byUser),
+		creds:     newExpiringCache[string, credential](cfg.CredentialCacheTTL, n, now).ownedBy(credential.owner),
 		uses:      newExpiringCache[string, *LicenseUse](time.Hour, n, now),
-		devices:   newExpiringCache[string, string](st, n, now),
-		content:   newExpiringCache[string, *AppContent](st, 4096, now),
+		devices:   newExpiringCache[string, string](st, n, now).trusting(trust).ownedBy(func(userID string) string { return userID }),
+		content:   newExpiringCache[string, *AppContent](st, 4096, now).trusting(trust),
+		trust:     trust,
 		credKey:   key,
 		fileKey:   cfg.FileKey,
 		codeKey:   codeKeyOf(cfg),
@@ -130,29 +140,22 @@ func (s *Service) state(ctx context.Context, userID string) (*userState, error) 
 	if st, ok := s.users.get(userID); ok {
 		return st, nil
 	}
-	u, err := s.store.UserByID(ctx, userID)
+	stamp := s.users.stamp()
+	u, ban, ledger, err := s.store.UserState(ctx, userID)
 	if err != nil {
 		return nil, wrapStore(err, "reading user")
 	}
-	st := &userState{user: u}
-	if st.ban, err = s.store.BanOf(ctx, userID); err != nil && !errors.Is(err, ErrNotFound) {
-		return nil, wrapStore(err, "reading ban")
-	}
-	ledger, err := s.store.Ledger(ctx, userID)
-	if err != nil {
-		return nil, wrapStore(err, "reading ledger")
-	}
-	st.membership = MembershipOf(ledger)
-	s.users.set(userID, st)
+	st := &userState{user: u, ban: ban, membership: MembershipOf(ledger)}
+	s.users.setStamped(userID, st, stamp)
 	return st, nil
 }
 
 // forgetUser drops everything cached about a user on this instance.
 func (s *Service) forgetUser(userID string) {
 	s.users.remove(userID)
-	s.creds.removeIf(func(c credential) bool { return c.userID == userID })
-	s.sessions.removeIf(func(x *Session) bool { return x.UserID == userID })
-	s.devices.removeIf(func(owner string) bool { return owner == userID })
+	s.creds.removeOwner(userID)
+	s.sessions.removeOwner(userID)
+	s.devices.removeOwner(userID)
 }
 
 // wrapStore adds context to a storage error, keeping ErrNotFound and

@@ -160,6 +160,8 @@ type Store interface {
 	AuditStore
 	AdminStore
 	SellerKeyStore
+	UserStateStore
+	ChangeFeed
 }
 
 // AppCounts are an application's totals.

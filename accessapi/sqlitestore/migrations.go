@@ -299,6 +299,21 @@ CREATE TABLE seller_keys (
 ) STRICT;
 CREATE INDEX seller_keys_by_app ON seller_keys (app_id, created_at, id);
 `,
+	// 6: the change feed. AUTOINCREMENT never reuses a sequence number, and
+	// the single writer makes entries visible in sequence order.
+	`
+CREATE TABLE changes (
+	seq INTEGER PRIMARY KEY AUTOINCREMENT,
+	at INTEGER NOT NULL,
+	origin TEXT NOT NULL,
+	kind TEXT NOT NULL,
+	app_id TEXT NOT NULL,
+	api_key TEXT NOT NULL,
+	user_id TEXT NOT NULL,
+	session_hash TEXT NOT NULL
+) STRICT;
+CREATE INDEX changes_by_at ON changes (at);
+`,
 }
 
 // SchemaVersion is the schema version this build writes.

@@ -51,6 +51,9 @@ func Run(t *testing.T, newStore NewStore) {
 		{"Admins_TakenUsernameIsDuplicateTOTPStepAcceptedOnce", testAdmins},
 		{"AdminSessions_ByHashDeletedPerAdmin", testAdminSessions},
 		{"SellerKeys_ByHashPerAppLastUseRevoke", testSellerKeys},
+		{"ChangeFeed_SixteenConcurrentAppendsGetOneGapFreeSequence", testFeedRace},
+		{"ChangeFeed_PruningKeepsTheNewestSoTheSequenceGoesOn", testFeedPrune},
+		{"UserState_ReadsUserBanAndLedgerInOneCall", testUserState},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStore(t)) })

@@ -1,0 +1,64 @@
+package access_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/appaccess/appaccess/accessapi/access"
+	"github.com/appaccess/appaccess/accessapi/storetest"
+)
+
+// TestFeedTailer_FlushesCachesWhenEntriesWerePrunedUnread stops an instance
+// from reading the feed while another one changes a user and the feed is
+// pruned past it: when it reads again it cannot know what it missed, so it
+// empties its caches and answers from the store.
+func TestFeedTailer_FlushesCachesWhenEntriesWerePrunedUnread(t *testing.T) {
+	ctx := context.Background()
+	store := storetest.SQLite(t)
+	a := startInstance(t, store, feedTestConfig(), access.FeedConfig{})
+	flushed := 0
+	tailB := access.NewFeedTailer(store, access.FeedConfig{OnFlush: func() { flushed++ }})
+	cfg := feedTestConfig()
+	cfg.Listeners = []access.EventListener{tailB.Record}
+	svcB := access.NewService(store, cfg)
+	must(t, tailB.Poll(ctx, svcB))
+
+	created, err := a.svc.CreateApp(ctx, access.AppSettings{Name: ptr("pruned")})
+	must(t, err)
+	appA, err := a.svc.AuthenticateApp(ctx, created.APIKey, created.APISecret)
+	must(t, err)
+	code := (&fixture{store: store, svc: a.svc, app: appA}).license(t, minutesGrant(600))
+	view, err := a.svc.SignUpWithLicense(ctx, appA, code, "")
+	must(t, err)
+	must(t, tailB.Poll(ctx, svcB))
+	appB, err := svcB.AuthenticateApp(ctx, created.APIKey, created.APISecret)
+	must(t, err)
+	if _, err := svcB.Authenticate(ctx, appB, access.Credentials{Code: code}, true); err != nil {
+		t.Fatal(err)
+	}
+
+	// b cannot read: its read fails.
+	expired, cancel := context.WithDeadline(ctx, time.Now().Add(-time.Second))
+	defer cancel()
+	if err := tailB.Poll(expired, svcB); err == nil {
+		t.Fatal("a read with an expired deadline succeeded")
+	}
+	must(t, a.svc.BanUser(ctx, created.ID, view.ID, "missed"))
+	_, err = a.svc.SetVariable(ctx, created.ID, "v", "1")
+	must(t, err)
+	if _, err := store.DeleteChangesBefore(ctx, time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+
+	must(t, tailB.Poll(ctx, svcB))
+	if flushed != 1 {
+		t.Fatalf("caches flushed %d times, want once", flushed)
+	}
+	_, err = svcB.Authenticate(ctx, appB, access.Credentials{Code: code}, true)
+	wantCode(t, err, access.CodeUserBanned)
+	must(t, tailB.Poll(ctx, svcB))
+	if flushed != 1 {
+		t.Fatalf("caches flushed %d times after catching up, want once", flushed)
+	}
+}

@@ -1,0 +1,41 @@
+package caddymodule
+
+import (
+	"context"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/appaccess/appaccess/accessapi/access"
+)
+
+// newFeedTailer returns the tailer of the store's change feed, whose faults
+// are logged once per outage.
+func (a *App) newFeedTailer(feed access.ChangeFeed) *access.FeedTailer {
+	log := a.logger.Named("feed")
+	return access.NewFeedTailer(feed, access.FeedConfig{
+		Interval:  time.Duration(a.FeedInterval),
+		Retention: time.Duration(a.FeedRetention),
+		OnFault: func(err error) {
+			log.Warn("the change feed cannot be read or written; cached answers are trusted for at most staleness until it can",
+				zap.Error(err))
+		},
+		OnResume: func() { log.Info("the change feed answers again") },
+		OnFlush:  func() { log.Warn("this instance missed pruned entries of the change feed; its caches were emptied") },
+	})
+}
+
+// followFeed runs the tailer until Stop.
+func (a *App) followFeed(t *access.FeedTailer, svc *access.Service) {
+	defer a.stopped.Done()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-a.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	t.Run(ctx, svc)
+}
