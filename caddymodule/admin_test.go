@@ -2,8 +2,12 @@ package caddymodule
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/appaccess/appaccess/accessapi/storetest"
 )
 
 func TestAdminApps_SecretShownOnlyAtCreationAndRotation(t *testing.T) {
@@ -342,5 +346,20 @@ func TestAdminListings_CountsPrefixAndActivations(t *testing.T) {
 	}
 	if seen != 4 {
 		t.Fatalf("%d activations listed, want 4", seen)
+	}
+}
+
+func TestBackup_WorksThroughTheServersStoreDecorators(t *testing.T) {
+	startServer(t, "", "")
+	createApp(t, nil)
+	path := filepath.Join(t.TempDir(), "copy.db")
+	r := request(t, "POST", adminBase+"/backup", nil, map[string]any{"path": path})
+	if os.Getenv(storetest.EnvURI) != "" {
+		expect(t, r, 409, "conflict") // MongoDB: mongodump
+		return
+	}
+	expect(t, r, 201, "")
+	if info, err := os.Stat(path); err != nil || info.Size() == 0 {
+		t.Fatalf("backup file: %v %v", info, err)
 	}
 }

@@ -15,6 +15,10 @@ type timedStore struct {
 	access.Store
 }
 
+// Unwrap implements access.StoreWrapper, so the optional interfaces of the
+// store (backup, export, import) stay visible through the decorator.
+func (s timedStore) Unwrap() access.Store { return s.Store }
+
 // observeStore records an operation that began at start.
 func observeStore(operation string, start time.Time) {
 	storeSeconds.WithLabelValues(operation).Observe(time.Since(start).Seconds())

@@ -20,7 +20,7 @@ var ErrBackupExists = errors.New("the backup file exists")
 // Backup copies the store to path on the server's machine. A store that
 // cannot (MongoDB) is refused with a pointer to its own tools.
 func (s *Service) Backup(ctx context.Context, path string) error {
-	b, ok := s.store.(Backuper)
+	b, ok := optionalStore[Backuper](s.store)
 	if !ok {
 		return Refusal(CodeConflict, "This server keeps its data in MongoDB: back it up with mongodump (or the snapshots of the "+
 			"replica set's provider). caddy app-access backup copies the embedded SQLite database only.")

@@ -134,7 +134,7 @@ type ExportStats map[RecordType]int64
 // Export writes every record of the store to w as JSON Lines. progress,
 // when not nil, is called with the records written so far every 10,000.
 func (s *Service) Export(ctx context.Context, w io.Writer, progress func(n int64)) (ExportStats, error) {
-	ex, ok := s.store.(Exporter)
+	ex, ok := optionalStore[Exporter](s.store)
 	if !ok {
 		return nil, ErrNoExport
 	}

@@ -52,7 +52,7 @@ func (e *ImportError) Unwrap() error { return e.Err }
 // stops at the first bad line with an *ImportError naming it, and then
 // nothing it wrote stays visible.
 func (s *Service) Import(ctx context.Context, r io.Reader) (ExportStats, error) {
-	im, ok := s.store.(Importer)
+	im, ok := optionalStore[Importer](s.store)
 	if !ok {
 		return nil, ErrNoExport
 	}
