@@ -105,11 +105,6 @@ func (c *countingStore) ChangesAfter(a0 context.Context, a1 int64, a2 int) ([]ac
 	return c.Store.ChangesAfter(a0, a1, a2)
 }
 
-func (c *countingStore) ClearFailures(a0 context.Context, a1 string) error {
-	c.count("ClearFailures")
-	return c.Store.ClearFailures(a0, a1)
-}
-
 func (c *countingStore) DeleteAccount(a0 context.Context, a1 string, a2 string) error {
 	c.count("DeleteAccount")
 	return c.Store.DeleteAccount(a0, a1, a2)

@@ -135,7 +135,6 @@ type AttemptStore interface {
 	AddFailure(ctx context.Context, key string, at time.Time) error
 	// Failures counts the key's failures since a time and gives the last.
 	Failures(ctx context.Context, key string, since time.Time) (int, time.Time, error)
-	ClearFailures(ctx context.Context, key string) error
 	DeleteFailuresBefore(ctx context.Context, t time.Time) (int64, error)
 	// AddKnownSource records that source logged in to the account key.
 	AddKnownSource(ctx context.Context, key, source string, at time.Time) error

@@ -328,14 +328,3 @@ func (c *addressCounters) shrinkLocked(s *counterShard, now time.Time) {
 		delete(s.m, k)
 	}
 }
-
-func (c *addressCounters) len() int {
-	n := 0
-	for i := range c.shards {
-		s := &c.shards[i]
-		s.mu.RLock()
-		n += len(s.m)
-		s.mu.RUnlock()
-	}
-	return n
-}

@@ -41,11 +41,6 @@ func (s *Store) Failures(ctx context.Context, key string, since time.Time) (int,
 	return len(docs), docs[len(docs)-1].At.UTC(), nil
 }
 
-// ClearFailures implements access.AttemptStore.
-func (s *Store) ClearFailures(ctx context.Context, key string) error {
-	return s.deleteWhere(ctx, collFailures, bsonEq("key", key))
-}
-
 // DeleteFailuresBefore implements access.AttemptStore.
 func (s *Store) DeleteFailuresBefore(ctx context.Context, t time.Time) (int64, error) {
 	res, err := s.c(collFailures).DeleteMany(ctx, bson.D{{Key: "at", Value: bson.D{{Key: "$lt", Value: t}}}})

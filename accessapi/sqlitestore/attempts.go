@@ -26,12 +26,6 @@ func (s *Store) Failures(ctx context.Context, key string, since time.Time) (int,
 	return int(n), fromMS(last), nil
 }
 
-// ClearFailures implements access.AttemptStore.
-func (s *Store) ClearFailures(ctx context.Context, key string) error {
-	_, err := s.exec(ctx, `DELETE FROM failures WHERE key = ?`, key)
-	return err
-}
-
 // DeleteFailuresBefore implements access.AttemptStore.
 func (s *Store) DeleteFailuresBefore(ctx context.Context, t time.Time) (int64, error) {
 	res, err := s.exec(ctx, `DELETE FROM failures WHERE at < ?`, ms(t))
