@@ -57,11 +57,24 @@ var (
 		Help:    "Latency of store operations on the request path, by operation, whatever their result.",
 		Buckets: prometheus.DefBuckets,
 	}, []string{"operation"})
+	feedLagSeconds = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "app_access_change_feed_lag_seconds",
+		Help:    "Time from a change on another instance until this instance evicted what it changed (the change feed's lag, by the two instances' clocks).",
+		Buckets: []float64{0.05, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 10, 30},
+	})
+	feedUp = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "app_access_change_feed_up",
+		Help: "1 while the change feed answers, 0 while it does not (cached answers are then trusted for at most staleness).",
+	})
+	feedFlushesTotal = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "app_access_change_feed_flushes_total",
+		Help: "Times this instance emptied its caches because it missed pruned entries of the change feed.",
+	})
 )
 
 // collectors are every App Access collector.
 var collectors = []prometheus.Collector{requestsTotal, loginsTotal, signUpsTotal, activationsTotal,
-	hashWaitSeconds, hashSeconds, cacheLookupsTotal, storeSeconds}
+	hashWaitSeconds, hashSeconds, cacheLookupsTotal, storeSeconds, feedLagSeconds, feedUp, feedFlushesTotal}
 
 // registerMetrics registers the collectors with a config's registry; ones
 // already registered there are fine.

@@ -27,6 +27,10 @@ type FeedConfig struct {
 	// OnFlush is told when the caches were flushed because this instance
 	// fell behind the feed's retention.
 	OnFlush func()
+	// OnApplied is told, for each entry of another instance applied to
+	// the caches, how long after the change it was applied (by the two
+	// instances' clocks): the feed's lag.
+	OnApplied func(lag time.Duration)
 }
 
 // maxPendingChanges bounds the entries kept for a retry while the feed
@@ -208,6 +212,9 @@ func (t *FeedTailer) poll(ctx context.Context, svc *Service, start time.Time) er
 				svc.flushCaches()
 			default:
 				svc.Invalidate(c.Event())
+				if t.cfg.OnApplied != nil {
+					t.cfg.OnApplied(svc.now().Sub(c.At))
+				}
 			}
 			cursor = c.Seq
 		}

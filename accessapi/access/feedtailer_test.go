@@ -62,3 +62,38 @@ func TestFeedTailer_FlushesCachesWhenEntriesWerePrunedUnread(t *testing.T) {
 		t.Fatalf("caches flushed %d times after catching up, want once", flushed)
 	}
 }
+
+// TestFeedTailer_ReportsTheLagOfEachEntryFromAnotherInstance: an entry
+// written by another instance is reported once, with the time from its
+// change to its eviction here; the instance's own entries are not.
+func TestFeedTailer_ReportsTheLagOfEachEntryFromAnotherInstance(t *testing.T) {
+	ctx := context.Background()
+	store := storetest.SQLite(t)
+	a := startInstance(t, store, feedTestConfig(), access.FeedConfig{})
+	var lags []time.Duration
+	tailB := access.NewFeedTailer(store, access.FeedConfig{OnApplied: func(lag time.Duration) { lags = append(lags, lag) }})
+	cfg := feedTestConfig()
+	cfg.Listeners = []access.EventListener{tailB.Record}
+	svcB := access.NewService(store, cfg)
+	must(t, tailB.Poll(ctx, svcB))
+
+	created, err := a.svc.CreateApp(ctx, access.AppSettings{Name: ptr("lag")})
+	must(t, err)
+	_, err = svcB.SetVariable(ctx, created.ID, "own", "1") // b's own entry
+	must(t, err)
+	time.Sleep(50 * time.Millisecond)
+	_, err = a.svc.SetVariable(ctx, created.ID, "theirs", "1")
+	must(t, err)
+	time.Sleep(30 * time.Millisecond)
+	must(t, tailB.Poll(ctx, svcB))
+	if len(lags) != 1 {
+		t.Fatalf("%d lags reported, want 1 (another instance's entry only): %v", len(lags), lags)
+	}
+	if lags[0] < 30*time.Millisecond || lags[0] > 10*time.Second {
+		t.Fatalf("lag %v, want the ≥30ms between the change and the read", lags[0])
+	}
+	must(t, tailB.Poll(ctx, svcB))
+	if len(lags) != 1 {
+		t.Fatalf("an entry was reported again: %v", lags)
+	}
+}
