@@ -254,6 +254,24 @@ func (c *client) cpuProfile(adminPort int, d time.Duration, path string) error {
 	return os.WriteFile(path, raw, 0o644)
 }
 
+// heapProfile saves the server's heap profile (live objects after a
+// collection).
+func (c *client) heapProfile(adminPort int, path string) error {
+	res, err := http.Get(fmt.Sprintf("http://localhost:%d/debug/pprof/heap?gc=1", adminPort))
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	if res.StatusCode != 200 {
+		return fmt.Errorf("pprof answered %d", res.StatusCode)
+	}
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, raw, 0o644)
+}
+
 // stop asks the server to exit (POST /stop on the admin endpoint).
 func (c *client) stop(adminPort int) error {
 	return c.do("POST", fmt.Sprintf("http://localhost:%d/stop", adminPort), nil, nil, 200, nil)

@@ -34,6 +34,8 @@ var sellerScopes = map[string]string{
 	"POST /apps/{app}/files":              access.ScopeContentWrite,
 	"GET /apps/{app}/files":               access.ScopeContentWrite,
 	"DELETE /apps/{app}/files/{file}":     access.ScopeContentWrite,
+
+	"GET /apps/{app}/audit": access.ScopeAuditRead,
 }
 
 // ScopeMatcher tells which scope a management request under a prefix

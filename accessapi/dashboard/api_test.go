@@ -31,6 +31,7 @@ func TestAPI_KeyWithOnlyLicensesCreateCreatesCodesAndNothingElse(t *testing.T) {
 		{"GET", "/apps/" + e.app.ID + "/licenses", ""},
 		{"POST", "/apps/" + e.app.ID + "/licenses/lookup", `{"code": "X"}`},
 		{"GET", "/apps/" + e.app.ID + "/users", ""},
+		{"GET", "/apps/" + e.app.ID + "/audit", ""},
 		{"PUT", "/apps/" + e.app.ID + "/variables/v", `{"value": "1"}`},
 		{"GET", "/apps/" + e.app.ID, ""},
 		{"POST", "/apps/" + e.app.ID + "/rotate_secret", ""},
@@ -49,7 +50,7 @@ func TestAPI_KeyOfAppASeesNothingOfAppB(t *testing.T) {
 	e := newEnv(t)
 	b := e.newApp(t, "other")
 	k := e.key(t, e.app.ID, access.SellerKeyScopes...)
-	for _, path := range []string{"/licenses", "/users", "/variables", "/files"} {
+	for _, path := range []string{"/licenses", "/users", "/variables", "/files", "/audit"} {
 		if status, body := e.call(t, k.Secret, "GET", "/apps/"+b.ID+path, ""); status != http.StatusForbidden {
 			t.Errorf("GET app B %s: %d %s, want 403", path, status, body)
 		}
@@ -66,6 +67,20 @@ func TestAPI_KeyOfAppASeesNothingOfAppB(t *testing.T) {
 	_, bodyNone := e.call(t, k.Secret, "GET", "/apps/no-such-app/users", "")
 	if bodyB != bodyNone {
 		t.Errorf("app B and a missing app answer differently:\n%s\n%s", bodyB, bodyNone)
+	}
+}
+
+func TestAPI_KeyWithAuditReadReadsTheAuditLogAndNothingElse(t *testing.T) {
+	e := newEnv(t)
+	k := e.key(t, e.app.ID, access.ScopeAuditRead)
+	status, body := e.call(t, k.Secret, "GET", "/apps/"+e.app.ID+"/audit?action=seller_key.created", "")
+	if status != http.StatusOK || !strings.Contains(body, `"seller_key.created"`) {
+		t.Fatalf("reading the audit log: %d %s, want 200 with the key's own creation", status, body)
+	}
+	for _, path := range []string{"/licenses", "/users", "/variables"} {
+		if status, body := e.call(t, k.Secret, "GET", "/apps/"+e.app.ID+path, ""); status != http.StatusForbidden {
+			t.Errorf("GET %s with audit:read only: %d %s, want 403", path, status, body)
+		}
 	}
 }
 

@@ -35,7 +35,9 @@ type env struct {
 
 func newEnv(t testing.TB) *env {
 	t.Helper()
-	svc := access.NewService(storetest.SQLite(t), access.Config{Argon2: cheapArgon2})
+	store := storetest.SQLite(t)
+	audit := access.NewAuditListener(store, func(err error) { t.Errorf("audit log: %v", err) })
+	svc := access.NewService(store, access.Config{Argon2: cheapArgon2, Listeners: []access.EventListener{audit}})
 	dash, err := dashboard.New(dashboard.Config{Prefix: "/admin", Service: func() (*access.Service, error) { return svc, nil }})
 	if err != nil {
 		t.Fatal(err)
