@@ -283,6 +283,12 @@ func TestBrowser_FindAUserBanThemAndTheClientAPIRefusesThem(t *testing.T) {
 	if status != http.StatusForbidden || !strings.Contains(body, `"user_banned"`) {
 		t.Fatalf("login after the ban: %d %s, want 403 user_banned", status, body)
 	}
+	// The audit log names the ban, who made it and why.
+	tb.do(chromedp.Click(`//nav/a[text()="Audit log"]`), chromedp.WaitVisible(`//td[text()="user.banned"]`))
+	if got := tb.text("#audit tbody"); !strings.Contains(got, adminName) || !strings.Contains(got, "chargeback") {
+		t.Fatalf("audit page %q lacks the administrator or the reason", got)
+	}
+	tb.screenshot("audit")
 }
 
 func TestBrowser_UploadAFile(t *testing.T) {

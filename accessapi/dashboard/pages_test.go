@@ -2,8 +2,10 @@ package dashboard_test
 
 import (
 	"context"
+	"html"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -28,7 +30,7 @@ func TestPages_EveryPageRendersUnderTheStrictPolicy(t *testing.T) {
 	b.signIn()
 	base := "/admin/apps/" + e.app.ID
 	for _, path := range []string{"/admin/", base, base + "/licenses", base + "/licenses?filter=unused", base + "/users?prefix=al",
-		base + "/users/" + u.ID, base + "/content", base + "/keys"} {
+		base + "/users/" + u.ID, base + "/content", base + "/keys", base + "/audit", base + "/audit?action=user.banned&since=2026-01-01&until=2099-12-31"} {
 		resp, body := b.get(path)
 		if resp.StatusCode != http.StatusOK {
 			t.Errorf("%s: %d\n%s", path, resp.StatusCode, body)
@@ -48,6 +50,58 @@ func TestPages_EveryPageRendersUnderTheStrictPolicy(t *testing.T) {
 		if strings.Contains(body, e.app.APISecret) {
 			t.Errorf("%s: the application secret is rendered after its creation", path)
 		}
+	}
+}
+
+// TestAuditPage_ShowsWhoDidWhatFiltersAndPages: a ban made in the
+// dashboard is on the audit page with the administrator's name and the
+// reason; the action filter narrows the page, and a full page links to
+// the next one with the filters kept.
+func TestAuditPage_ShowsWhoDidWhatFiltersAndPages(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	u, err := e.svc.SignUp(ctx, &e.app.App, access.SignUpRequest{Username: "mallory", Password: "a long and unusual pass 7"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := e.browser(t)
+	b.signIn()
+	base := "/admin/apps/" + e.app.ID
+	if resp, body := b.post(base+"/users/"+u.ID+"/ban", url.Values{"reason": {"chargeback 4411"}}); resp.StatusCode != http.StatusOK {
+		t.Fatalf("ban: %d %s", resp.StatusCode, body)
+	}
+	for i := range 55 {
+		if _, err := e.svc.SetVariable(ctx, e.app.ID, "v", strconv.Itoa(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, body := b.get(base + "/audit?action=user.banned")
+	for _, want := range []string{"user.banned", adminName, "chargeback 4411", u.ID} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the filtered audit page lacks %q", want)
+		}
+	}
+	if strings.Contains(body, "variable.set") || strings.Contains(body, `id="next"`) {
+		t.Error("the action filter let other actions through, or links a next page")
+	}
+	_, body = b.get(base + "/audit?action=variable.set")
+	if n := strings.Count(body, "<td>variable.set</td>"); n != 50 {
+		t.Fatalf("first page shows %d entries, want 50", n)
+	}
+	i := strings.Index(body, `id="next" href="?`)
+	if i < 0 {
+		t.Fatal("a full page has no link to the next")
+	}
+	next := html.UnescapeString(strings.SplitN(body[i+len(`id="next" href="`):], `"`, 2)[0])
+	if !strings.Contains(next, "action=variable.set") {
+		t.Fatalf("the next link %q drops the filter", next)
+	}
+	_, body = b.get(base + "/audit" + next)
+	if n := strings.Count(body, "<td>variable.set</td>"); n != 5 {
+		t.Fatalf("second page shows %d entries, want 5", n)
+	}
+	if resp, _ := b.get(base + "/audit?since=yesterday"); resp.StatusCode != http.StatusUnprocessableEntity {
+		t.Errorf("a malformed date answered %d, want 422", resp.StatusCode)
 	}
 }
 

@@ -43,6 +43,8 @@ func (s *Server) routes() *http.ServeMux {
 		"GET /apps/{app}/keys":               s.keys,
 		"POST /apps/{app}/keys":              s.createKey,
 		"POST /apps/{app}/keys/{key}/revoke": s.revokeKey,
+
+		"GET /apps/{app}/audit": s.audit,
 	} {
 		method, path, _ := httpCut(pattern)
 		mux.Handle(method+" "+p+path, s.signedInOnly(fn))
