@@ -3,7 +3,9 @@ package access
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -92,6 +94,23 @@ func (s *Service) AppCounts(ctx context.Context, appID string) (AppCounts, error
 	}
 	c, err := s.store.AppCounts(ctx, appID, s.Now())
 	return c, wrapStore(err, "counting")
+}
+
+// MaxActivityDays bounds the days ActivityByDay reports.
+const MaxActivityDays = 366
+
+// ActivityByDay reports an application's sign-ups and license activations
+// per UTC day for the days days up to and including today.
+func (s *Service) ActivityByDay(ctx context.Context, appID string, days int) ([]DayActivity, error) {
+	if days < 1 || days > MaxActivityDays {
+		return nil, Invalid(FieldError{"days", fmt.Sprintf("must be 1 to %d", MaxActivityDays)})
+	}
+	if _, err := s.App(ctx, appID); err != nil {
+		return nil, err
+	}
+	today := s.Now().UTC().Truncate(24 * time.Hour)
+	a, err := s.store.ActivityByDay(ctx, appID, today.AddDate(0, 0, 1-days), days)
+	return a, wrapStore(err, "counting activity by day")
 }
 
 // UserOf returns an application's user.

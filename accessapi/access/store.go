@@ -29,6 +29,22 @@ type AppStore interface {
 	// AppCounts counts an application's licenses, users and the members
 	// whose membership is active at now.
 	AppCounts(ctx context.Context, appID string, now time.Time) (AppCounts, error)
+	// ActivityByDay counts, for each of days UTC days from the day of
+	// from, the application's users created that day (that still exist)
+	// and its licenses used that day, in day order. Its cost grows with
+	// days, not with the data.
+	ActivityByDay(ctx context.Context, appID string, from time.Time, days int) ([]DayActivity, error)
+}
+
+// DayActivity is what happened to an application on one UTC day.
+type DayActivity struct {
+	// Day is the day's start (UTC midnight).
+	Day time.Time
+	// SignUps are the users created that day who still exist.
+	SignUps int64
+	// Activations are the licenses used that day (sign-ups with a code
+	// included).
+	Activations int64
 }
 
 // UserStore keeps users. A user is two records: the account, unique by

@@ -176,10 +176,23 @@ func (tb *tab) signIn() {
 
 func TestBrowser_SignInAndOut(t *testing.T) {
 	e := newEnv(t)
+	ctx := context.Background()
+	codes, err := e.svc.CreateLicenses(ctx, e.app.ID, access.LicenseRequest{Count: 5, Grant: access.Grant{Minutes: ptr(int64(60))}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range codes[:3] { // the chart has something to show
+		if _, err := e.svc.SignUpWithLicense(ctx, &e.app.App, c.Code, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
 	tb := newTab(t, e)
 	tb.signIn()
 	if got := tb.text("#apps"); !strings.Contains(got, e.app.Name) {
 		t.Fatalf("home page lists %q", got)
+	}
+	if got := tb.text(".activity"); !strings.Contains(got, "3 sign-ups") {
+		t.Fatalf("home page chart says %q", got)
 	}
 	tb.screenshot("home")
 	tb.do(chromedp.Navigate(tb.url("/admin/apps/"+e.app.ID)), chromedp.WaitVisible("#signout"))

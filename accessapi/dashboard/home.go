@@ -10,9 +10,12 @@ import (
 type appSummary struct {
 	App    access.App
 	Counts access.AppCounts
+	// Chart shows the last chartDays days' sign-ups and activations.
+	Chart activityChart
 }
 
-// home serves GET /: every application with its counts.
+// home serves GET /: every application with its counts and a chart of its
+// sign-ups and activations per day.
 func (s *Server) home(w http.ResponseWriter, r *http.Request, si *signedIn) error {
 	apps, err := si.svc.Apps(r.Context())
 	if err != nil {
@@ -24,7 +27,11 @@ func (s *Server) home(w http.ResponseWriter, r *http.Request, si *signedIn) erro
 		if err != nil {
 			return err
 		}
-		out = append(out, appSummary{App: a, Counts: c})
+		days, err := si.svc.ActivityByDay(r.Context(), a.ID, chartDays)
+		if err != nil {
+			return err
+		}
+		out = append(out, appSummary{App: a, Counts: c, Chart: newActivityChart(days)})
 	}
 	s.render(w, r, http.StatusOK, "home", page{Title: "Applications", Data: out})
 	return nil

@@ -105,6 +105,38 @@ func TestAuditPage_ShowsWhoDidWhatFiltersAndPages(t *testing.T) {
 	}
 }
 
+// TestHome_ChartsTodaysSignUpsAndActivations: a password sign-up and two
+// code sign-ups today are today's bars, and the totals of the chart.
+func TestHome_ChartsTodaysSignUpsAndActivations(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	if _, err := e.svc.SignUp(ctx, &e.app.App, access.SignUpRequest{Username: "pat", Password: "a long and unusual pass 7"}); err != nil {
+		t.Fatal(err)
+	}
+	codes, err := e.svc.CreateLicenses(ctx, e.app.ID, access.LicenseRequest{Count: 2, Grant: access.Grant{Minutes: ptr(int64(60))}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range codes {
+		if _, err := e.svc.SignUpWithLicense(ctx, &e.app.App, c.Code, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := e.browser(t)
+	b.signIn()
+	_, body := b.get("/admin/")
+	today := time.Now().UTC().Format("2006-01-02")
+	for _, want := range []string{"3 sign-ups", "2 activations", "<title>" + today + ": 3 sign-ups</title>", "<title>" + today + ": 2 activations</title>",
+		`height="78"><title>` + today + `: 3 sign-ups`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the home page lacks %q", want)
+		}
+	}
+	if n := strings.Count(body, "<rect "); n != 2*14 {
+		t.Errorf("%d bars, want two for each of 14 days", n)
+	}
+}
+
 func TestSignIn_SetsAHardenedCookieAndReplacesTheSession(t *testing.T) {
 	e := newEnv(t)
 	b := e.browser(t)

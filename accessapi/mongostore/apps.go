@@ -127,3 +127,26 @@ func (s *Store) AppCounts(ctx context.Context, appID string, now time.Time) (acc
 	c.LicensesUnused = c.Licenses - c.LicensesUsed
 	return c, nil
 }
+
+// ActivityByDay implements access.AppStore: two counts a day, of users by
+// creation time and of license uses by time, each on its index.
+func (s *Store) ActivityByDay(ctx context.Context, appID string, from time.Time, days int) ([]access.DayActivity, error) {
+	start := from.UTC().Truncate(24 * time.Hour)
+	out := make([]access.DayActivity, days)
+	for i := range out {
+		d := start.AddDate(0, 0, i)
+		out[i].Day = d
+		for _, q := range []struct {
+			coll, field string
+			into        *int64
+		}{{collUsers, "created_at", &out[i].SignUps}, {collLicenseUses, "occurred_at", &out[i].Activations}} {
+			n, err := s.c(q.coll).CountDocuments(ctx, bson.D{{Key: "app_id", Value: appID},
+				{Key: q.field, Value: bson.D{{Key: "$gte", Value: d}, {Key: "$lt", Value: d.AddDate(0, 0, 1)}}}})
+			if err != nil {
+				return nil, mapErr(err)
+			}
+			*q.into = n
+		}
+	}
+	return out, nil
+}

@@ -82,6 +82,8 @@ func (s *Store) EnsureIndexes(ctx context.Context) error {
 		{collLicenses, bson.D{{Key: "app_id", Value: 1}, {Key: "used", Value: 1}, {Key: "_id", Value: 1}}, false},
 		{collLicenseUses, bson.D{{Key: "app_id", Value: 1}, {Key: "_id", Value: 1}}, false},
 		{collLicenseUses, bson.D{{Key: "user_id", Value: 1}}, false},
+		{collLicenseUses, bson.D{{Key: "app_id", Value: 1}, {Key: "occurred_at", Value: 1}}, false},
+		{collUsers, bson.D{{Key: "app_id", Value: 1}, {Key: "created_at", Value: 1}}, false},
 		{collMemberships, bson.D{{Key: "app_id", Value: 1}, {Key: "is_lifetime", Value: 1}, {Key: "expires_at", Value: 1}}, false},
 		{collLedger, bson.D{{Key: "user_id", Value: 1}}, false},
 		{collSessions, bson.D{{Key: "user_id", Value: 1}}, false},

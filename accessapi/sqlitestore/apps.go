@@ -109,6 +109,34 @@ func (s *Store) AppCounts(ctx context.Context, appID string, now time.Time) (acc
 	return c, mapErr(err)
 }
 
+// ActivityByDay implements access.AppStore from the daily counters the
+// triggers of migration 7 keep.
+func (s *Store) ActivityByDay(ctx context.Context, appID string, from time.Time, days int) ([]access.DayActivity, error) {
+	const day = 24 * 60 * 60 * 1000
+	first := ms(from) / day
+	if ms(from) < 0 && ms(from)%day != 0 {
+		first--
+	}
+	out := make([]access.DayActivity, days)
+	for i := range out {
+		out[i].Day = time.UnixMilli((first + int64(i)) * day).UTC()
+	}
+	rows, err := s.query(ctx, `SELECT day, sign_ups, activations FROM daily_activity WHERE app_id = ? AND day >= ? AND day < ?`,
+		appID, first, first+int64(days))
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var d, signUps, activations int64
+		if err := rows.Scan(&d, &signUps, &activations); err != nil {
+			return nil, mapErr(err)
+		}
+		out[d-first].SignUps, out[d-first].Activations = signUps, activations
+	}
+	return out, mapErr(rows.Err())
+}
+
 // count adds to an application's counters inside tx.
 func count(ctx context.Context, tx *writeTx, appID, column string, delta int64) error {
 	if delta == 0 {

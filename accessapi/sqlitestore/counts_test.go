@@ -115,3 +115,55 @@ func TestMigrate_FromVersion1CountsExistingMembers(t *testing.T) {
 		t.Fatalf("%d active members after the migration, want 3", c.ActiveMembers)
 	}
 }
+
+// TestMigrate_ActivityByDayCountsWhatWasThereBefore: the migration that
+// adds the daily counters fills them from the users and license uses
+// already stored.
+func TestMigrate_ActivityByDayCountsWhatWasThereBefore(t *testing.T) {
+	all := migrations
+	defer func() { migrations = all }()
+	migrations = all[:6]
+	dir := t.TempDir()
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	day := time.Date(2026, 5, 10, 0, 0, 0, 0, time.UTC)
+	app := &access.App{ID: "app", Name: "app", APIKey: "k", SecretHash: "h", MaxDevices: 1, SessionTTL: time.Hour, CreatedAt: day}
+	if err := s.InsertApp(ctx, app); err != nil {
+		t.Fatal(err)
+	}
+	lic := []access.License{{ID: "l1", AppID: "app", CreatedAt: day}, {ID: "l2", AppID: "app", CreatedAt: day}}
+	if err := s.InsertLicenses(ctx, lic); err != nil {
+		t.Fatal(err)
+	}
+	for i, at := range []time.Time{day.Add(time.Hour), day.Add(25 * time.Hour)} {
+		id := fmt.Sprintf("u%d", i)
+		r := &access.Redemption{
+			Use:        &access.LicenseUse{LicenseID: lic[i].ID, AppID: "app", UserID: id, Username: id, ActivationID: "a" + id, OccurredAt: at, SignUp: true},
+			NewUser:    &access.User{ID: id, AppID: "app", Username: id, CreatedAt: at},
+			Activation: access.Activation{ID: "a" + id, AppID: "app", UserID: id, Type: access.ActivationLicense, LicenseID: lic[i].ID, OccurredAt: at},
+		}
+		if err := s.RedeemLicense(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	migrations = all
+	if s, err = Open(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	got, err := s.ActivityByDay(ctx, "app", day, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range got {
+		if d.SignUps != 1 || d.Activations != 1 {
+			t.Errorf("day %d after the migration: %+v, want one sign-up and one activation", i, d)
+		}
+	}
+}

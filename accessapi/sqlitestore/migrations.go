@@ -314,6 +314,38 @@ CREATE TABLE changes (
 ) STRICT;
 CREATE INDEX changes_by_at ON changes (at);
 `,
+	// 7: activity by day (the dashboard's chart), kept by triggers as the
+	// rows come and go, so that a chart of n days reads n rows.
+	`
+CREATE TABLE daily_activity (
+	app_id TEXT NOT NULL,
+	day INTEGER NOT NULL, -- days since 1970-01-01 (UTC)
+	sign_ups INTEGER NOT NULL DEFAULT 0,
+	activations INTEGER NOT NULL DEFAULT 0,
+	PRIMARY KEY (app_id, day)
+) STRICT, WITHOUT ROWID;
+
+INSERT INTO daily_activity (app_id, day, sign_ups)
+	SELECT app_id, created_at / 86400000, count(*) FROM users GROUP BY 1, 2;
+INSERT INTO daily_activity (app_id, day, activations)
+	SELECT app_id, occurred_at / 86400000, count(*) FROM license_uses WHERE true GROUP BY 1, 2
+	ON CONFLICT (app_id, day) DO UPDATE SET activations = excluded.activations;
+
+CREATE TRIGGER daily_sign_ups AFTER INSERT ON users BEGIN
+	INSERT INTO daily_activity (app_id, day, sign_ups) VALUES (NEW.app_id, NEW.created_at / 86400000, 1)
+	ON CONFLICT (app_id, day) DO UPDATE SET sign_ups = sign_ups + 1;
+END;
+CREATE TRIGGER daily_sign_ups_gone AFTER DELETE ON users BEGIN
+	UPDATE daily_activity SET sign_ups = sign_ups - 1 WHERE app_id = OLD.app_id AND day = OLD.created_at / 86400000;
+END;
+CREATE TRIGGER daily_activations AFTER INSERT ON license_uses BEGIN
+	INSERT INTO daily_activity (app_id, day, activations) VALUES (NEW.app_id, NEW.occurred_at / 86400000, 1)
+	ON CONFLICT (app_id, day) DO UPDATE SET activations = activations + 1;
+END;
+CREATE TRIGGER daily_activations_gone AFTER DELETE ON license_uses BEGIN
+	UPDATE daily_activity SET activations = activations - 1 WHERE app_id = OLD.app_id AND day = OLD.occurred_at / 86400000;
+END;
+`,
 }
 
 // SchemaVersion is the schema version this build writes.

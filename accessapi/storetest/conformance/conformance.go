@@ -39,6 +39,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"Activations_PagesVisitEveryEntryOnce", testActivationPaging},
 		{"Sessions_ByHashAndExpiry", testSessions},
 		{"AppCounts_CountLicensesUsersAndActiveMembers", testCounts},
+		{"ActivityByDay_CountsSignUpsAndActivationsPerUTCDay", testActivityByDay},
 		{"Files_ContentsReadFromAnyOffset", testFiles},
 		{"Variables_LastWriteWins", testVariables},
 		{"Apps_SecuritySettingsSurviveAReplace", testAppSecuritySettings},

@@ -273,3 +273,52 @@ func testActivationPaging(t *testing.T, s access.Store) {
 		}
 	}
 }
+
+func testActivityByDay(t *testing.T, s access.Store) {
+	ctx := context.Background()
+	a := newApp(t, s)
+	other := newApp(t, s)
+	day := time.Date(2026, 3, 10, 0, 0, 0, 0, time.UTC)
+	ls := newLicenses(t, s, a.ID, 5, access.Grant{Minutes: ptr(int64(60))})
+	// Day 0: two code sign-ups (23:59:59.999 still counts); day 2: one
+	// more, an activation of an existing user and a password sign-up.
+	must(t, s.RedeemLicense(ctx, redemption(a.ID, ls[0], nil, day.Add(time.Hour))))
+	must(t, s.RedeemLicense(ctx, redemption(a.ID, ls[1], nil, day.Add(24*time.Hour-time.Millisecond))))
+	signedUp := redemption(a.ID, ls[2], nil, day.AddDate(0, 0, 2))
+	must(t, s.RedeemLicense(ctx, signedUp))
+	u := &access.User{ID: uuid.NewString(), AppID: a.ID, Username: "pw", CreatedAt: day.AddDate(0, 0, 2).Add(3 * time.Hour)}
+	must(t, s.InsertAccount(ctx, u))
+	must(t, s.InsertUser(ctx, u))
+	must(t, s.RedeemLicense(ctx, redemption(a.ID, ls[3], u, day.AddDate(0, 0, 2).Add(4*time.Hour))))
+	// Elsewhere and outside the window.
+	must(t, s.RedeemLicense(ctx, redemption(other.ID, newLicenses(t, s, other.ID, 1, access.Grant{})[0], nil, day)))
+	must(t, s.RedeemLicense(ctx, redemption(a.ID, ls[4], nil, day.AddDate(0, 0, 3))))
+
+	check := func(from time.Time, days int, want [][2]int64) {
+		t.Helper()
+		got, err := s.ActivityByDay(ctx, a.ID, from, days)
+		must(t, err)
+		if len(got) != len(want) {
+			t.Fatalf("%d days, want %d", len(got), len(want))
+		}
+		for i, w := range want {
+			d := from.UTC().Truncate(24 * time.Hour).AddDate(0, 0, i)
+			if !got[i].Day.Equal(d) || got[i].SignUps != w[0] || got[i].Activations != w[1] {
+				t.Errorf("day %d: %v %d sign-ups %d activations, want %v %d %d", i, got[i].Day, got[i].SignUps, got[i].Activations, d, w[0], w[1])
+			}
+		}
+	}
+	check(day, 3, [][2]int64{{2, 2}, {0, 0}, {2, 2}})
+	check(day.Add(-24*time.Hour+time.Minute), 2, [][2]int64{{0, 0}, {2, 2}})
+
+	// A deleted user is no longer a sign-up; the code stays used.
+	must(t, s.DeleteLedger(ctx, signedUp.NewUser.ID))
+	must(t, s.DeleteAccount(ctx, a.ID, access.UsernameKey(signedUp.NewUser.Username)))
+	must(t, s.DeleteUser(ctx, signedUp.NewUser.ID))
+	check(day.AddDate(0, 0, 2), 1, [][2]int64{{1, 2}})
+	got, err := s.ActivityByDay(ctx, "no-such-app", day, 2)
+	must(t, err)
+	if len(got) != 2 || got[0].SignUps != 0 || got[1].Activations != 0 {
+		t.Fatalf("an unknown application's activity %+v, want two empty days", got)
+	}
+}
