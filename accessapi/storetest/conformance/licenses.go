@@ -302,7 +302,7 @@ func testActivityByDay(t *testing.T, s access.Store) {
 			t.Fatalf("%d days, want %d", len(got), len(want))
 		}
 		for i, w := range want {
-			d := from.UTC().Truncate(24 * time.Hour).AddDate(0, 0, i)
+			d := from.UTC().Truncate(24*time.Hour).AddDate(0, 0, i)
 			if !got[i].Day.Equal(d) || got[i].SignUps != w[0] || got[i].Activations != w[1] {
 				t.Errorf("day %d: %v %d sign-ups %d activations, want %v %d %d", i, got[i].Day, got[i].SignUps, got[i].Activations, d, w[0], w[1])
 			}
