@@ -402,6 +402,12 @@ func run(o options) error {
 				return fmt.Errorf("%s: no request completed", r.path)
 			}
 		}
+		// A management page's requests all have one right answer.
+		for _, r := range pageRows {
+			if r.res.errors > 0 {
+				return fmt.Errorf("%s: %d requests had another answer than 200", r.path, r.res.errors)
+			}
+		}
 	}
 	return nil
 }

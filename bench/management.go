@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -75,16 +76,28 @@ func randomID() string {
 // prefixes, cursors and detail pages.
 type userSample struct {
 	ids, names []string
+	// cursors are "next" cursors of the full listing; prefixed pair a
+	// username prefix with a cursor inside its listing.
+	cursors  []string
+	prefixed [][2]string
 }
 
+type usersPage struct {
+	Items []struct {
+		ID       string `json:"id"`
+		Username string `json:"username"`
+	} `json:"users"`
+	Next *string `json:"next"`
+}
+
+// sampleUsers reads users and cursors spread over the listing: the first
+// 1,000 users, the next cursors of 20 pages of 100 along the way, and for
+// 200 of the users a cursor within the listing of their name's first six
+// characters.
 func (c *client) sampleUsers(a appCreds) (*userSample, error) {
-	var page struct {
-		Items []struct {
-			ID       string `json:"id"`
-			Username string `json:"username"`
-		} `json:"users"`
-	}
-	if err := c.do("GET", c.admin+"/apps/"+a.ID+"/users?limit=1000", nil, nil, 200, &page); err != nil {
+	base := c.admin + "/apps/" + a.ID + "/users"
+	var page usersPage
+	if err := c.do("GET", base+"?limit=1000", nil, nil, 200, &page); err != nil {
 		return nil, err
 	}
 	s := &userSample{}
@@ -93,6 +106,35 @@ func (c *client) sampleUsers(a appCreds) (*userSample, error) {
 	}
 	if len(s.ids) == 0 {
 		return nil, fmt.Errorf("no users to sample")
+	}
+	after := ""
+	for range 20 {
+		var p usersPage
+		if err := c.do("GET", base+"?limit=100&after="+url.QueryEscape(after), nil, nil, 200, &p); err != nil {
+			return nil, err
+		}
+		if p.Next == nil {
+			break
+		}
+		after = *p.Next
+		s.cursors = append(s.cursors, after)
+	}
+	for i := 0; i < len(s.names) && len(s.prefixed) < 200; i += max(1, len(s.names)/200) {
+		prefix := s.names[i][:min(len(s.names[i]), 6)]
+		var p usersPage
+		if err := c.do("GET", base+"?limit=1&prefix="+url.QueryEscape(prefix), nil, nil, 200, &p); err != nil {
+			return nil, err
+		}
+		if p.Next != nil {
+			s.prefixed = append(s.prefixed, [2]string{prefix, *p.Next})
+		}
+	}
+	// A small data set (-smoke) may have no second page: the first then.
+	if len(s.cursors) == 0 {
+		s.cursors = []string{""}
+	}
+	if len(s.prefixed) == 0 {
+		s.prefixed = [][2]string{{s.names[0][:min(len(s.names[0]), 6)], ""}}
 	}
 	return s, nil
 }
@@ -123,11 +165,12 @@ func (c *client) managementPages(a appCreds, users *userSample, codes []string) 
 			return req
 		}},
 		{"users by username prefix, after a cursor", get(func(i int64) string {
-			k := int(i) % len(users.ids)
-			prefix := users.names[k][:min(len(users.names[k]), 6)]
-			return base + "/users?limit=100&username=" + prefix + "&after=" + users.ids[k]
+			p := users.prefixed[int(i)%len(users.prefixed)]
+			return base + "/users?limit=100&prefix=" + url.QueryEscape(p[0]) + "&after=" + url.QueryEscape(p[1])
 		})},
-		{"users, all, after a cursor", get(func(i int64) string { return base + "/users?limit=100&after=" + pick(users.ids, i) })},
+		{"users, all, after a cursor", get(func(i int64) string {
+			return base + "/users?limit=100&after=" + url.QueryEscape(pick(users.cursors, i))
+		})},
 		{"a user's activations (user detail)", get(func(i int64) string { return base + "/users/" + pick(users.ids, i) })},
 		{"application with its counts", get(func(int64) string { return base })},
 	}

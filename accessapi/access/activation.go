@@ -135,7 +135,8 @@ func (s *Service) licenseByCode(ctx context.Context, app *App, code string) (*Li
 func (s *Service) redeem(ctx context.Context, r *Redemption) error {
 	err := s.store.RedeemLicense(ctx, r)
 	if err == nil {
-		s.emit(ctx, Event{Kind: EventLicenseActivated, AppID: r.Use.AppID, UserID: r.Use.UserID, LicenseID: r.Use.LicenseID})
+		s.emit(ctx, Event{Kind: EventLicenseActivated, AppID: r.Use.AppID, UserID: r.Use.UserID, LicenseID: r.Use.LicenseID,
+			NewUser: r.NewUser != nil})
 		return nil
 	}
 	if !errors.Is(err, ErrDuplicate) {

@@ -75,6 +75,10 @@ var feedKinds = map[EventKind]bool{
 // answer, which is what the change feed records.
 func (k EventKind) InvalidatesCaches() bool { return feedKinds[k] }
 
+// invalidatesCaches reports whether e can alter an answer some instance
+// caches.
+func (e Event) invalidatesCaches() bool { return e.Kind.InvalidatesCaches() && !e.NewUser }
+
 // changeOf is the feed entry of e, written by origin.
 func changeOf(e Event, origin string) Change {
 	return Change{At: e.At, Origin: origin, Kind: e.Kind, AppID: e.AppID, APIKey: e.APIKey, UserID: e.UserID, SessionHash: e.SessionHash}

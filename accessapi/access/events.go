@@ -55,6 +55,10 @@ type Event struct {
 	LicenseID string
 	// Count is how many licenses were created.
 	Count int
+	// NewUser says UserID was created by the change itself, so no
+	// instance can have cached anything of that user: the event evicts
+	// nothing and the change feed leaves it out.
+	NewUser bool
 
 	// The fields below describe a change for the audit log; they are
 	// optional and, like the rest, never hold a secret.

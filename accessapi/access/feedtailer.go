@@ -87,10 +87,11 @@ func NewFeedTailer(feed ChangeFeed, cfg FeedConfig) *FeedTailer {
 func (t *FeedTailer) Origin() string { return t.origin }
 
 // Record is the EventListener that appends events which can alter a cached
-// answer to the feed. The append is tried at once (the use case returns
+// answer to the feed (not those of a user the change created, which no
+// instance can have cached: a license sign-up costs one write, not two). The append is tried at once (the use case returns
 // after it); one that fails is kept and retried by Run.
 func (t *FeedTailer) Record(ctx context.Context, e Event) {
-	if !e.Kind.InvalidatesCaches() {
+	if !e.invalidatesCaches() {
 		return
 	}
 	c := changeOf(e, t.origin)

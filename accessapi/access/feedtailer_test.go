@@ -97,3 +97,39 @@ func TestFeedTailer_ReportsTheLagOfEachEntryFromAnotherInstance(t *testing.T) {
 		t.Fatalf("an entry was reported again: %v", lags)
 	}
 }
+
+// TestFeed_LicenseSignUpWritesNoEntryButAnActivationDoes: a user a license
+// sign-up creates cannot be in any instance's cache, so the sign-up is one
+// store write with no feed entry; activating a code for an existing user
+// is an entry, which the other instance obeys.
+func TestFeed_LicenseSignUpWritesNoEntryButAnActivationDoes(t *testing.T) {
+	ctx := context.Background()
+	store := storetest.SQLite(t)
+	a := startInstance(t, store, feedTestConfig(), access.FeedConfig{})
+	created, err := a.svc.CreateApp(ctx, access.AppSettings{Name: ptr("signups")})
+	must(t, err)
+	app, err := a.svc.AuthenticateApp(ctx, created.APIKey, created.APISecret)
+	must(t, err)
+	f := &fixture{store: store, svc: a.svc, app: app}
+	before, err := store.LastChange(ctx)
+	must(t, err)
+	if _, err := a.svc.SignUpWithLicense(ctx, app, f.license(t, minutesGrant(60)), ""); err != nil {
+		t.Fatal(err)
+	}
+	after, err := store.LastChange(ctx)
+	must(t, err)
+	if after != before {
+		t.Fatalf("a license sign-up wrote %d feed entries, want none", after-before)
+	}
+	if _, err := a.svc.SignUp(ctx, app, access.SignUpRequest{Username: "existing", Password: "vortex-lamp-71"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.svc.ActivateLicense(ctx, app, access.ActivateRequest{Code: f.license(t, minutesGrant(60)), Username: "existing", Password: "vortex-lamp-71"}); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := store.ChangesAfter(ctx, after, 10)
+	must(t, err)
+	if len(cs) != 1 || cs[0].Kind != access.EventLicenseActivated {
+		t.Fatalf("after an activation the feed has %+v, want one license.activated entry", cs)
+	}
+}
