@@ -124,7 +124,7 @@ func (s *Service) sessionUser(ctx context.Context, app *App, token, hardwareID s
 	if len(token) > 256 {
 		return nil, errSessionInvalid
 	}
-	sess, err := s.session(ctx, SecretHash(token))
+	sess, err := s.session(ctx, app.ID, SecretHash(token))
 	if errors.Is(err, ErrNotFound) {
 		return nil, errSessionInvalid
 	}
@@ -140,7 +140,7 @@ func (s *Service) sessionUser(ctx context.Context, app *App, token, hardwareID s
 	if err := sessionDevice(app, sess, hardwareID); err != nil {
 		return nil, err
 	}
-	st, err := s.state(ctx, sess.UserID)
+	st, err := s.state(ctx, sess.AppID, sess.UserID)
 	if errors.Is(err, ErrNotFound) {
 		return nil, errSessionInvalid
 	}
@@ -165,7 +165,7 @@ func sessionDevice(app *App, sess *Session, hardwareID string) error {
 	return nil
 }
 
-func (s *Service) session(ctx context.Context, tokenHash string) (*Session, error) {
+func (s *Service) session(ctx context.Context, appID, tokenHash string) (*Session, error) {
 	if sess, ok := s.sessions.get(tokenHash); ok {
 		return sess, nil
 	}
@@ -174,6 +174,9 @@ func (s *Service) session(ctx context.Context, tokenHash string) (*Session, erro
 	if err != nil {
 		return nil, wrapStore(err, "reading session")
 	}
+	// The cache keeps one copy of the strings it holds many times.
+	share(&sess.TokenHash, tokenHash)
+	share(&sess.AppID, appID)
 	s.sessions.setStamped(tokenHash, sess, stamp)
 	return sess, nil
 }
@@ -216,7 +219,7 @@ func (s *Service) licenseUser(ctx context.Context, app *App, code string) (*user
 	if !use.SignUp {
 		return refuse()
 	}
-	st, err := s.state(ctx, use.UserID)
+	st, err := s.state(ctx, app.ID, use.UserID)
 	if errors.Is(err, ErrNotFound) {
 		s.uses.remove(id)
 		return refuse()
@@ -242,7 +245,7 @@ func (s *Service) passwordUser(ctx context.Context, app *App, username, password
 	}
 	ck := s.credentialKey(app.ID, key, password)
 	if c, ok := s.creds.get(ck); ok {
-		st, err := s.state(ctx, c.userID)
+		st, err := s.state(ctx, app.ID, c.userID)
 		if err == nil {
 			s.throttle.passwordOK(ctx, app, account, addr, hwid)
 			return st, nil
@@ -275,7 +278,7 @@ func (s *Service) passwordUser(ctx context.Context, app *App, username, password
 		}
 		return nil, errInvalidCredentials
 	}
-	st, err := s.state(ctx, acct.ID)
+	st, err := s.state(ctx, app.ID, acct.ID)
 	if errors.Is(err, ErrNotFound) {
 		// The sign-up stopped before the by-ID document was written.
 		if deleted, derr := s.store.IsUserDeleted(ctx, acct.ID); derr != nil || deleted {
@@ -284,7 +287,7 @@ func (s *Service) passwordUser(ctx context.Context, app *App, username, password
 		if err = s.ensureUser(ctx, acct); err != nil {
 			return nil, err
 		}
-		st, err = s.state(ctx, acct.ID)
+		st, err = s.state(ctx, app.ID, acct.ID)
 	}
 	if err != nil {
 		return nil, err

@@ -134,9 +134,10 @@ type userState struct {
 	membership Membership
 }
 
-// state returns the user's current state, from cache when fresh.
-// ErrNotFound means there is no such user (or it was deleted).
-func (s *Service) state(ctx context.Context, userID string) (*userState, error) {
+// state returns the user's current state, from cache when fresh; appID is
+// the application the caller expects it in (the cached user shares its
+// string). ErrNotFound means there is no such user (or it was deleted).
+func (s *Service) state(ctx context.Context, appID, userID string) (*userState, error) {
 	if st, ok := s.users.get(userID); ok {
 		return st, nil
 	}
@@ -145,9 +146,21 @@ func (s *Service) state(ctx context.Context, userID string) (*userState, error) 
 	if err != nil {
 		return nil, wrapStore(err, "reading user")
 	}
+	share(&u.ID, userID)
+	share(&u.AppID, appID)
 	st := &userState{user: u, ban: ban, membership: MembershipOf(ledger)}
 	s.users.setStamped(userID, st, stamp)
 	return st, nil
+}
+
+// share makes *field the same string as s when they are equal, so that an
+// entry of a cache does not hold another copy of a string the cache (or
+// another cache) holds already: 100,000 cached users hold one application
+// ID, and each session's token hash is its key's.
+func share(field *string, s string) {
+	if *field == s {
+		*field = s
+	}
 }
 
 // forgetUser drops everything cached about a user on this instance.

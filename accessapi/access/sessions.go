@@ -79,7 +79,7 @@ func (s *Service) Logout(ctx context.Context, app *App, token string) error {
 		return Refusal(CodeAuthenticationRequired, "A Bearer session token is required.")
 	}
 	h := SecretHash(token)
-	sess, err := s.session(ctx, h)
+	sess, err := s.session(ctx, app.ID, h)
 	if errors.Is(err, ErrNotFound) {
 		return nil
 	}
