@@ -133,10 +133,11 @@ func (c *expiringCache[K, V]) deleteLocked(k K) {
 	}
 }
 
-// shrinkLocked frees at least an eighth of the capacity: expired entries
-// first (unless the feed vouches for them), then arbitrary ones.
+// shrinkLocked frees a sixty-fourth of the capacity: expired entries
+// first (unless the feed vouches for them), then arbitrary ones. A small
+// batch keeps a working set just above the bound mostly cached.
 func (c *expiringCache[K, V]) shrinkLocked(now time.Time) {
-	target := c.max - c.max/8 - 1
+	target := c.max - c.max/64 - 1
 	if !c.trust.holds(now) {
 		for k, e := range c.items {
 			if now.UnixNano() >= e.expires {
