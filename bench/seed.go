@@ -153,7 +153,7 @@ func (c *client) seedBase(o options) (*seeded, error) {
 	}
 	// Enough single-use codes for the license sign-up path at any rate this
 	// store can reach.
-	s.signupCodes, err = c.issue(s.app, max(1000, int(o.duration.Seconds())*3000), map[string]any{"minutes": 60})
+	s.signupCodes, err = c.issue(s.app, max(1000, int(o.duration.Seconds()+1)*6000), map[string]any{"minutes": 60})
 	return s, err
 }
 
@@ -270,6 +270,30 @@ func (c *client) heapProfile(adminPort int, path string) error {
 		return err
 	}
 	return os.WriteFile(path, raw, 0o644)
+}
+
+// memStats summarises the server's Go memory statistics (the end of
+// /debug/pprof/heap?debug=1) in MiB.
+func (c *client) memStats(adminPort int) (string, error) {
+	res, err := http.Get(fmt.Sprintf("http://localhost:%d/debug/pprof/heap?debug=1", adminPort))
+	if err != nil {
+		return "", err
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		return "", err
+	}
+	var out []string
+	for _, line := range strings.Split(string(raw), "\n") {
+		for _, name := range []string{"HeapAlloc", "HeapInuse", "HeapIdle", "HeapReleased", "NextGC", "StackSys", "Sys"} {
+			var v int64
+			if _, err := fmt.Sscanf(line, "# "+name+" = %d", &v); err == nil {
+				out = append(out, fmt.Sprintf("%s %d", name, v>>20))
+			}
+		}
+	}
+	return strings.Join(out, ", ") + " (MiB)", nil
 }
 
 // stop asks the server to exit (POST /stop on the admin endpoint).
