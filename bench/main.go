@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -409,6 +410,11 @@ func run(o options) error {
 	printTable(os.Stdout, o, respond, proxy, rows)
 	fmt.Printf("\nbinary %.1f MB; peak RSS with the large data set %d MiB; seeding: %d licenses in %v (POSTs of 10,000, 4 at a time), %d users with a session in %v\n",
 		float64(binInfo.Size())/1e6, rss>>20, o.licenses, set.licenseTime.Round(time.Second), o.users, set.usersTime.Round(time.Second))
+	if !o.smoke {
+		if err := reportPropagation(root); err != nil {
+			fmt.Fprintln(os.Stderr, "propagation:", err)
+		}
+	}
 	if o.smoke {
 		for _, r := range rows {
 			if r.res.requests == 0 {
@@ -421,6 +427,26 @@ func run(o options) error {
 				return fmt.Errorf("%s: %d requests had another answer than 200", r.path, r.res.errors)
 			}
 		}
+	}
+	return nil
+}
+
+// reportPropagation runs the two-instance test (two services on one
+// MongoDB-protocol store, the embedded FerretDB that CI runs) and prints
+// its measured propagation of each kind of change as a table.
+func reportPropagation(root string) error {
+	fmt.Println("\nmeasuring propagation between two instances (go test -run TestTwoInstances ./accessapi/access/) ...")
+	cmd := exec.Command("go", "test", "-run", "TestTwoInstances", "-count=1", "-v", "./accessapi/access/")
+	cmd.Dir = root
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%w\n%s", err, out)
+	}
+	fmt.Println("\n| Change (two instances, one store, 250 ms feed interval) | p50 | p99 | max | target |")
+	fmt.Println("|---|---:|---:|---:|---|")
+	line := regexp.MustCompile(`propagation of (.+?)\s+over (\d+) rounds: p50 (\S+), p99 (\S+), max (\S+)`)
+	for _, m := range line.FindAllStringSubmatch(string(out), -1) {
+		fmt.Printf("| %s (%s rounds) | %s | %s | %s | p99 ≤ 1 s |\n", m[1], m[2], m[3], m[4], m[5])
 	}
 	return nil
 }
