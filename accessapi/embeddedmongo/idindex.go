@@ -26,7 +26,13 @@ const idExpression = `_ferretdb_sjson->'$._id'`
 // collections first. It is idempotent, and FerretDB ignores indexes it did
 // not create (dropping a collection drops them too).
 func (s *Server) IndexIDLookups(ctx context.Context, database string) error {
-	path := filepath.Join(s.dir, "sqlite", database+".sqlite")
+	return IndexIDLookups(ctx, s.dir, database)
+}
+
+// IndexIDLookups is Server.IndexIDLookups for the server whose data folder
+// is dir, running in this process or another.
+func IndexIDLookups(ctx context.Context, dir, database string) error {
+	path := filepath.Join(dir, "sqlite", database+".sqlite")
 	if _, err := os.Stat(path); err != nil {
 		return fmt.Errorf("embedded store: database %s: %w", database, err)
 	}

@@ -7,12 +7,17 @@
 package storetest
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -35,8 +40,12 @@ var shared struct {
 	err    error
 	uri    string
 	client *mongo.Client
-	server *embeddedmongo.Server
-	dir    string
+	// The embedded server runs in a process of its own (process, stopped
+	// by closing stdin), or in this one when that cannot be built (server).
+	process *exec.Cmd
+	stdin   io.WriteCloser
+	server  *embeddedmongo.Server
+	dir     string // the embedded server's data folder
 }
 
 // URI returns the connection string of the test server, starting the
@@ -58,11 +67,14 @@ func start() {
 			if shared.err != nil {
 				return
 			}
-			shared.server, shared.err = embeddedmongo.Start(shared.dir, nil)
-			if shared.err != nil {
-				return
+			if shared.uri, shared.err = startProcess(shared.dir); shared.err != nil {
+				// No go command to build it with: run it in this process.
+				shared.server, shared.err = embeddedmongo.Start(shared.dir, nil)
+				if shared.err != nil {
+					return
+				}
+				shared.uri = shared.server.URI()
 			}
-			shared.uri = shared.server.URI()
 		}
 		shared.client, shared.err = mongo.Connect(options.Client().ApplyURI(shared.uri))
 		if shared.err == nil {
@@ -71,6 +83,56 @@ func start() {
 			shared.err = shared.client.Ping(ctx, nil)
 		}
 	})
+}
+
+// startProcess builds the embedded server's command without the race
+// detector (FerretDB instrumented runs several times slower, which made
+// timing tests of the MongoDB store measure the instrumentation) and starts
+// it on dir, returning its URI.
+func startProcess(dir string) (string, error) {
+	bin := filepath.Join(dir, "ferretserver")
+	build := exec.Command("go", "build", "-o", bin, "github.com/appaccess/appaccess/accessapi/embeddedmongo/ferretserver")
+	if out, err := build.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building the test server: %w: %s", err, out)
+	}
+	cmd := exec.Command(bin, "-dir", filepath.Join(dir, "data"))
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return "", err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return "", err
+	}
+	if err := cmd.Start(); err != nil {
+		return "", err
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return "", fmt.Errorf("starting the test server: %w", err)
+	}
+	shared.process, shared.stdin = cmd, stdin
+	return strings.TrimSpace(line), nil
+}
+
+// stopProcess stops the embedded server's process: it exits when its
+// standard input closes (also when this process dies without calling this).
+func stopProcess() {
+	_ = shared.stdin.Close()
+	done := make(chan struct{})
+	go func() {
+		_ = shared.process.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = shared.process.Process.Kill()
+		<-done
+	}
 }
 
 // SQLite returns a new SQLite store in a temporary folder, closed when the
@@ -96,12 +158,20 @@ func Mongo(tb testing.TB) *mongostore.Store {
 	if err := s.EnsureIndexes(ctx); err != nil {
 		tb.Fatal(err)
 	}
-	if shared.server != nil {
-		if err := shared.server.IndexIDLookups(ctx, name); err != nil {
+	if shared.dir != "" {
+		if err := embeddedmongo.IndexIDLookups(ctx, serverDataDir(), name); err != nil {
 			tb.Fatal(err)
 		}
 	}
 	return s
+}
+
+// serverDataDir is the embedded server's data folder.
+func serverDataDir() string {
+	if shared.server != nil {
+		return shared.server.Dir()
+	}
+	return filepath.Join(shared.dir, "data")
 }
 
 // Default returns the store tests run on: MongoDB when
@@ -149,6 +219,9 @@ func Main(m *testing.M) int {
 	code := m.Run()
 	if shared.client != nil {
 		_ = shared.client.Disconnect(context.Background())
+	}
+	if shared.process != nil {
+		stopProcess()
 	}
 	if shared.server != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
