@@ -76,14 +76,7 @@ func TestAppCounts_ActiveMembersMatchACountOfEveryMember(t *testing.T) {
 // the first schema version and checks that the second counts the
 // memberships it holds.
 func TestMigrate_FromVersion1CountsExistingMembers(t *testing.T) {
-	all := migrations
-	defer func() { migrations = all }()
-	migrations = all[:1]
-	dir := t.TempDir()
-	s, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, upgrade := openAtVersion(t, t.TempDir(), 1)
 	ctx := context.Background()
 	now := time.Date(2026, 5, 10, 12, 0, 0, 0, time.UTC)
 	for i, minutes := range []int64{30, 90, 3000, 0} {
@@ -99,14 +92,7 @@ func TestMigrate_FromVersion1CountsExistingMembers(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	migrations = all
-	if s, err = Open(dir); err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s = upgrade()
 	c, err := s.AppCounts(ctx, "app", now)
 	if err != nil {
 		t.Fatal(err)
@@ -120,14 +106,7 @@ func TestMigrate_FromVersion1CountsExistingMembers(t *testing.T) {
 // adds the daily counters fills them from the users and license uses
 // already stored.
 func TestMigrate_ActivityByDayCountsWhatWasThereBefore(t *testing.T) {
-	all := migrations
-	defer func() { migrations = all }()
-	migrations = all[:6]
-	dir := t.TempDir()
-	s, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, upgrade := openAtVersion(t, t.TempDir(), 6)
 	ctx := context.Background()
 	day := time.Date(2026, 5, 10, 0, 0, 0, 0, time.UTC)
 	app := &access.App{ID: "app", Name: "app", APIKey: "k", SecretHash: "h", MaxDevices: 1, SessionTTL: time.Hour, CreatedAt: day}
@@ -149,15 +128,7 @@ func TestMigrate_ActivityByDayCountsWhatWasThereBefore(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	migrations = all
-	if s, err = Open(dir); err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	got, err := s.ActivityByDay(ctx, "app", day, 2)
+	got, err := upgrade().ActivityByDay(ctx, "app", day, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,5 +136,32 @@ func TestMigrate_ActivityByDayCountsWhatWasThereBefore(t *testing.T) {
 		if d.SignUps != 1 || d.Activations != 1 {
 			t.Errorf("day %d after the migration: %+v, want one sign-up and one activation", i, d)
 		}
+	}
+}
+
+// openAtVersion opens a new database in dir with only the first n
+// migrations, as a build of that schema version would have made it; the
+// returned upgrade closes it and opens it again with every migration.
+func openAtVersion(t *testing.T, dir string, n int) (s *Store, upgrade func() *Store) {
+	t.Helper()
+	all := migrations
+	migrations = all[:n]
+	t.Cleanup(func() { migrations = all })
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, func() *Store {
+		t.Helper()
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		migrations = all
+		upgraded, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = upgraded.Close() })
+		return upgraded
 	}
 }
