@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/appaccess/appaccess/accessapi/storetest"
 )
@@ -312,6 +313,18 @@ func TestAdminListings_CountsPrefixAndActivations(t *testing.T) {
 	want := map[string]any{"licenses": 2.0, "licenses_used": 1.0, "licenses_unused": 1.0, "users": 4.0, "active_members": 1.0}
 	if fmt.Sprint(r.obj("counts")) != fmt.Sprint(want) {
 		t.Fatalf("counts %v, want %v", r.obj("counts"), want)
+	}
+
+	// The same sign-ups and the activation, on today's line of the activity.
+	act := request(t, "GET", adminBase+"/apps/"+a.id+"/activity?days=3", nil, nil)
+	expect(t, act, 200, "")
+	days := act.body["days"].([]any)
+	today := days[len(days)-1].(map[string]any)
+	if len(days) != 3 || today["day"] != time.Now().UTC().Format(time.DateOnly) || today["sign_ups"] != 4.0 || today["activations"] != 1.0 {
+		t.Fatalf("activity %v, want 3 days ending today with 4 sign-ups and 1 activation", days)
+	}
+	for _, q := range []string{"days=0", "days=367", "days=two"} {
+		expect(t, request(t, "GET", adminBase+"/apps/"+a.id+"/activity?"+q, nil, nil), 422, "validation_failed")
 	}
 
 	var names []string

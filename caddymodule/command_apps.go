@@ -97,6 +97,31 @@ func ifGiven[T any](given bool, v *T) *T {
 	return nil
 }
 
+// activityColumns are the columns of apps activity.
+var activityColumns = []column[wire.ActivityDay]{
+	{"day", func(d wire.ActivityDay) string { return d.Day }},
+	{"sign_ups", func(d wire.ActivityDay) string { return strconv.FormatInt(d.SignUps, 10) }},
+	{"activations", func(d wire.ActivityDay) string { return strconv.FormatInt(d.Activations, 10) }},
+}
+
+// activityCommand is apps activity: sign-ups and activations per day.
+func (c *cli) activityCommand() *cobra.Command {
+	var days int
+	cmd := &cobra.Command{Use: "activity APP_ID", Short: "Sign-ups and license activations per UTC day, ending today", Args: cobra.ExactArgs(1)}
+	cmd.Flags().IntVar(&days, "days", 0, "how many days (default 14, at most 366)")
+	cmd.RunE = c.run(func(cmd *cobra.Command, cl *adminclient.Client, args []string) error {
+		a, err := cl.Activity(cmd.Context(), args[0], days)
+		if err != nil {
+			return err
+		}
+		if p := c.printer(); p.json {
+			return p.writeJSON(a)
+		}
+		return printTable(c.out, a.Days, activityColumns)
+	})
+	return cmd
+}
+
 func (c *cli) appsCommand() *cobra.Command {
 	apps := &cobra.Command{Use: "apps", Short: "Applications"}
 	var createFlags, updateFlags appSettingsFlags
@@ -121,6 +146,7 @@ func (c *cli) appsCommand() *cobra.Command {
 			func(cmd *cobra.Command, cl *adminclient.Client, args []string) error {
 				return cl.DeleteApp(cmd.Context(), args[0])
 			}),
+		c.activityCommand(),
 		showCommand(c, &cobra.Command{Use: "rotate-secret APP_ID", Short: "Give an application a new secret", Args: cobra.ExactArgs(1)},
 			secretColumns, func(cmd *cobra.Command, cl *adminclient.Client, args []string) (*wire.SecretRotation, error) {
 				return cl.RotateSecret(cmd.Context(), args[0])

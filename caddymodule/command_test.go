@@ -8,8 +8,10 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -194,6 +196,11 @@ func TestCommand_EverySubcommandAndOutputFormat(t *testing.T) {
 	}
 	if out := cli("users", "list", "--app", id); !strings.Contains(out, u.ID) || !strings.HasPrefix(out, "ID") {
 		t.Fatalf("users list:\n%s", out)
+	}
+	today := time.Now().UTC().Format(time.DateOnly)
+	if out := cli("apps", "activity", id, "--days", "2"); !strings.HasPrefix(out, "DAY") || strings.Count(out, "\n") != 3 ||
+		!slices.ContainsFunc(strings.Split(out, "\n"), func(l string) bool { return slices.Equal(strings.Fields(l), []string{today, "1", "1"}) }) {
+		t.Fatalf("apps activity: want today's line with one sign-up and one activation:\n%s", out)
 	}
 	if out := cli("users", "grant", "--app", id, u.ID, "--minutes", "30", "--note", "support"); !regexpLine(out, "type", "grant") || !regexpLine(out, "minutes", "30") {
 		t.Fatalf("users grant:\n%s", out)

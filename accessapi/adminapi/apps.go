@@ -1,7 +1,9 @@
 package adminapi
 
 import (
+	"fmt"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/appaccess/appaccess/accessapi/access"
@@ -92,6 +94,33 @@ func showApp(w http.ResponseWriter, r *http.Request, svc *access.Service) error 
 	out := publicAppView(app)
 	out.Counts = &wire.AppCounts{Licenses: c.Licenses, LicensesUsed: c.LicensesUsed, LicensesUnused: c.LicensesUnused,
 		Users: c.Users, ActiveMembers: c.ActiveMembers}
+	httpx.WriteJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// defaultActivityDays is how many days GET /apps/{app}/activity reports
+// when the request does not say.
+const defaultActivityDays = 14
+
+// showActivity serves GET /apps/{app}/activity?days=: sign-ups and license
+// activations per UTC day, the last days days up to today.
+func showActivity(w http.ResponseWriter, r *http.Request, svc *access.Service) error {
+	days := defaultActivityDays
+	if v := r.URL.Query().Get("days"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return access.Invalid(access.FieldError{Field: "days", Message: fmt.Sprintf("must be a whole number from 1 to %d", access.MaxActivityDays)})
+		}
+		days = n
+	}
+	ds, err := svc.ActivityByDay(r.Context(), r.PathValue("app"), days)
+	if err != nil {
+		return err
+	}
+	out := wire.Activity{Days: make([]wire.ActivityDay, len(ds))}
+	for i, d := range ds {
+		out.Days[i] = wire.ActivityDay{Day: d.Day.Format(time.DateOnly), SignUps: d.SignUps, Activations: d.Activations}
+	}
 	httpx.WriteJSON(w, http.StatusOK, out)
 	return nil
 }

@@ -14,6 +14,7 @@ func (h *Handler) routes() map[string]route {
 		"PATCH /apps/{app}":              updateApp,
 		"DELETE /apps/{app}":             deleteApp,
 		"POST /apps/{app}/rotate_secret": rotateSecret,
+		"GET /apps/{app}/activity":       showActivity,
 
 		"POST /apps/{app}/licenses":             createLicenses,
 		"GET /apps/{app}/licenses":              listLicenses,

@@ -17,6 +17,7 @@ var sellerScopes = map[string]string{
 	"POST /apps/{app}/licenses/lookup":   access.ScopeLicensesRead,
 	"GET /apps/{app}/licenses/{license}": access.ScopeLicensesRead,
 
+	"GET /apps/{app}/activity":                 access.ScopeUsersRead,
 	"GET /apps/{app}/users":                    access.ScopeUsersRead,
 	"GET /apps/{app}/users/{user}":             access.ScopeUsersRead,
 	"GET /apps/{app}/users/{user}/activations": access.ScopeUsersRead,

@@ -35,6 +35,17 @@ func (c *Client) App(ctx context.Context, appID string) (*wire.App, error) {
 	return &out, c.get(ctx, "/apps/"+seg(appID), nil, &out)
 }
 
+// Activity calls GET /apps/{app}/activity; days 0 takes the server's
+// default.
+func (c *Client) Activity(ctx context.Context, appID string, days int) (*wire.Activity, error) {
+	var q url.Values
+	if days != 0 {
+		q = url.Values{"days": {strconv.Itoa(days)}}
+	}
+	var out wire.Activity
+	return &out, c.get(ctx, "/apps/"+seg(appID)+"/activity", q, &out)
+}
+
 // UpdateApp calls PATCH /apps/{app}; nil settings keep their value.
 func (c *Client) UpdateApp(ctx context.Context, appID string, settings wire.AppSettings) (*wire.App, error) {
 	var out wire.App

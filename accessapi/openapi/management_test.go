@@ -184,7 +184,12 @@ func managementAPI() *api {
 			"licenses": integer(""), "licenses_used": integer(""), "licenses_unused": integer(""), "users": integer(""),
 			"active_members": integer("Users whose membership is active now."),
 		}),
-		"AppPage":        page("apps", "App", false),
+		"AppPage": page("apps", "App", false),
+		"Activity": closed([]string{"days"}, obj{"days": arrayOf(closed([]string{"day", "sign_ups", "activations"}, obj{
+			"day":         obj{"type": "string", "format": "date", "description": "The UTC day."},
+			"sign_ups":    integer("Users created that day who still exist."),
+			"activations": integer("Licenses used that day, license sign-ups included."),
+		}))}),
 		"SecretRotation": closed([]string{"api_secret"}, obj{"api_secret": str("The new secret; the old one stops working.")}),
 		"LicenseRequest": closed(nil, obj{
 			"count":                   obj{"type": "integer", "minimum": 1, "maximum": 10000, "description": "New codes to issue (default 1); not with codes."},
@@ -297,6 +302,9 @@ func managementAPI() *api {
 		obj{"200": js("The new secret.", schemaRef("SecretRotation"))}, 404)
 
 	license := pathParam("license_id", "The license.")
+	add("GET", "/apps/{app_id}/activity", "showActivity", "apps", "Sign-ups and license activations per UTC day", []obj{app,
+		queryParam("days", "How many days up to today (default 14).", obj{"type": "integer", "minimum": 1, "maximum": 366})}, "",
+		obj{"200": js("One entry a day, oldest first, ending today.", schemaRef("Activity"))}, 404, 422)
 	add("POST", "/apps/{app_id}/licenses", "createLicenses", "licenses", "Issue or import license codes", []obj{app}, "LicenseRequest",
 		obj{"201": js("The licenses with their codes, shown in full only here.", schemaRef("IssuedLicenses"))}, 404, 409, 413, 422)
 	add("GET", "/apps/{app_id}/licenses", "listLicenses", "licenses", "List licenses in id order", []obj{app,

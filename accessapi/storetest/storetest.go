@@ -85,6 +85,11 @@ func start() {
 	})
 }
 
+// startEnv is the environment the test binary started with, taken before
+// any TestMain points HOME and XDG_CACHE_HOME at a temporary folder: the go
+// command that builds the server needs the real build and module caches.
+var startEnv = os.Environ()
+
 // startProcess builds the embedded server's command without the race
 // detector (FerretDB instrumented runs several times slower, which made
 // timing tests of the MongoDB store measure the instrumentation) and starts
@@ -92,6 +97,7 @@ func start() {
 func startProcess(dir string) (string, error) {
 	bin := filepath.Join(dir, "ferretserver")
 	build := exec.Command("go", "build", "-o", bin, "github.com/appaccess/appaccess/accessapi/embeddedmongo/ferretserver")
+	build.Env = startEnv
 	if out, err := build.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("building the test server: %w: %s", err, out)
 	}

@@ -76,6 +76,22 @@ type AppCounts struct {
 	ActiveMembers int64 `json:"active_members"`
 }
 
+// Activity is an application's sign-ups and license activations per UTC
+// day, oldest first, ending today.
+type Activity struct {
+	Days []ActivityDay `json:"days"`
+}
+
+// ActivityDay is one UTC day of an Activity.
+type ActivityDay struct {
+	// Day is the date, YYYY-MM-DD.
+	Day string `json:"day"`
+	// SignUps are the users created that day who still exist.
+	SignUps int64 `json:"sign_ups"`
+	// Activations are the licenses used that day, sign-ups included.
+	Activations int64 `json:"activations"`
+}
+
 // ListName implements Listable.
 func (App) ListName() string { return "apps" }
 
