@@ -160,6 +160,7 @@ type Store interface {
 	AuditStore
 	AdminStore
 	SellerKeyStore
+	WebhookStore
 	UserStateStore
 	ChangeFeed
 }
