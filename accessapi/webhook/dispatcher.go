@@ -195,6 +195,13 @@ func (d *Dispatcher) attempt(runCtx context.Context, dl *access.WebhookDelivery)
 		d.fail(fmt.Errorf("claiming attempt %d of webhook delivery %s: %w", a.Number, dl.ID, err))
 		return
 	}
+	// A lease: the delivery is not due again (for other dispatchers to
+	// try and lose the claim) until the attempt would be taken for lost.
+	lease := *dl
+	lease.NextAttemptAt = a.ClaimedAt.Add(d.cfg.AbandonAfter)
+	if err := d.store.UpdateDelivery(ctx, &lease, dl.Attempts); err != nil && !errors.Is(err, access.ErrNotFound) {
+		d.fail(fmt.Errorf("leasing webhook delivery %s for attempt %d: %w", dl.ID, a.Number, err))
+	}
 	start := time.Now()
 	status, sendErr := d.send(ctx, runCtx, dl)
 	a.Duration = time.Since(start).Round(time.Millisecond)
