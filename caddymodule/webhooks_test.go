@@ -1,10 +1,12 @@
 package caddymodule
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -45,6 +47,55 @@ func TestWebhooks_ASignUpThroughTheServerReachesASignedEndpoint(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the endpoint got nothing")
+	}
+}
+
+func TestWebhooks_AnEventNotDeliveredBeforeTheServerStopsArrivesAfterItStarts(t *testing.T) {
+	var up atomic.Bool
+	ids := make(chan string, 10)
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !up.Load() {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			ids <- "refused"
+			return
+		}
+		ids <- r.Header.Get("webhook-id")
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(receiver.Close)
+	s := &server{t: t, tester: newTester(t), store: defaultStore(t),
+		webhooks: "webhooks {\n\t\t\tallow_private_networks\n\t\t\tpoll_interval 100ms\n\t\t\tretry_base 500ms\n\t\t}"}
+	s.tester.InitServer(s.config("", ""), "caddyfile")
+	a := createApp(t, nil)
+	r := request(t, "POST", adminBase+"/apps/"+a.id+"/webhooks", nil, map[string]any{"url": receiver.URL, "events": []string{"user.signed_up"}})
+	expect(t, r, 201, "")
+	signUp(t, a, "survivor", "vortex-lamp-71")
+	select {
+	case <-ids: // the first attempt failed: the event is not delivered
+	case <-time.After(10 * time.Second):
+		t.Fatal("no first attempt")
+	}
+	// Stop the server: a config without the app closes the store and ends
+	// the dispatcher.
+	s.tester.InitServer(fmt.Sprintf("{\n\t%s\n}\n:%d {\n\trespond 404\n}\n", globalOptions(), apiPort), "caddyfile")
+	for len(ids) > 0 {
+		<-ids
+	}
+	up.Store(true)
+	time.Sleep(time.Second) // the retry would have been due now
+	select {
+	case id := <-ids:
+		t.Fatalf("a stopped server sent %s", id)
+	default:
+	}
+	s.tester.InitServer(s.config("", ""), "caddyfile")
+	select {
+	case id := <-ids:
+		if id == "refused" || id == "" {
+			t.Fatalf("webhook-id %q", id)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("the event did not arrive after the restart")
 	}
 }
 
