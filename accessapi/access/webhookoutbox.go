@@ -69,25 +69,29 @@ func (o *WebhookOutbox) Listen(ctx context.Context, e Event) {
 		o.fail(fmt.Errorf("reading the webhooks of application %s for %s: %w", e.AppID, e.Kind, err))
 		return
 	}
-	var payload []byte
-	queued := false
+	var ds []WebhookDelivery
 	for i := range hooks {
 		w := &hooks[i]
 		if !w.Subscribes(e.Kind) {
 			continue
 		}
-		if payload == nil {
-			payload = WebhookPayload(e)
+		if ds == nil {
+			ds = make([]WebhookDelivery, 0, len(hooks)-i)
 		}
-		d := &WebhookDelivery{ID: NewAuditID(e.At), WebhookID: w.ID, AppID: e.AppID, Event: e.Kind, Payload: payload,
-			CreatedAt: e.At, Status: DeliveryPending, NextAttemptAt: e.At, RetryFrom: e.At}
-		if err := o.store.InsertDelivery(ctx, d); err != nil {
-			o.fail(fmt.Errorf("writing the %s delivery of webhook %s: %w", e.Kind, w.ID, err))
-			continue
-		}
-		queued = true
+		ds = append(ds, WebhookDelivery{ID: NewAuditID(e.At), WebhookID: w.ID, AppID: e.AppID, Event: e.Kind,
+			CreatedAt: e.At, Status: DeliveryPending, NextAttemptAt: e.At, RetryFrom: e.At})
 	}
-	if queued && o.cfg.OnQueued != nil {
+	if len(ds) == 0 {
+		return
+	}
+	payload := WebhookPayload(e)
+	for i := range ds {
+		ds[i].Payload = payload
+	}
+	if err := o.store.InsertDeliveries(ctx, ds); err != nil {
+		o.fail(fmt.Errorf("writing the %d %s deliveries of application %s: %w", len(ds), e.Kind, e.AppID, err))
+	}
+	if o.cfg.OnQueued != nil {
 		o.cfg.OnQueued()
 	}
 }

@@ -116,8 +116,9 @@ type WebhookStore interface {
 	// Webhooks lists an application's endpoints, oldest first.
 	Webhooks(ctx context.Context, appID string) ([]Webhook, error)
 
-	// InsertDelivery adds a delivery; ErrDuplicate means its ID is taken.
-	InsertDelivery(ctx context.Context, d *WebhookDelivery) error
+	// InsertDeliveries adds an event's deliveries in one store call;
+	// ErrDuplicate means an ID is taken (the others may be written).
+	InsertDeliveries(ctx context.Context, ds []WebhookDelivery) error
 	DeliveryByID(ctx context.Context, deliveryID string) (*WebhookDelivery, error)
 	// Deliveries lists an endpoint's deliveries newest first, before the
 	// cursor (a delivery ID; "" for the first page).

@@ -121,12 +121,18 @@ func (d *deliveryDoc) delivery() access.WebhookDelivery {
 		RetryFrom: d.RetryFrom.UTC(), LastStatus: d.LastStatus, LastError: d.LastError}
 }
 
-// InsertDelivery implements access.WebhookStore: one insert on a unique
-// _id.
-func (s *Store) InsertDelivery(ctx context.Context, d *access.WebhookDelivery) error {
-	return s.insert(ctx, collDeliveries, deliveryDoc{ID: d.ID, WebhookID: d.WebhookID, AppID: d.AppID, Event: string(d.Event),
-		Payload: d.Payload, CreatedAt: d.CreatedAt, Status: string(d.Status), Attempts: d.Attempts, NextAttemptAt: d.NextAttemptAt,
-		RetryFrom: d.RetryFrom, LastStatus: d.LastStatus, LastError: d.LastError})
+// InsertDeliveries implements access.WebhookStore: one unordered
+// insertMany of documents with unique _ids, each its own fact.
+func (s *Store) InsertDeliveries(ctx context.Context, ds []access.WebhookDelivery) error {
+	docs := make([]any, len(ds))
+	for i := range ds {
+		d := &ds[i]
+		docs[i] = deliveryDoc{ID: d.ID, WebhookID: d.WebhookID, AppID: d.AppID, Event: string(d.Event),
+			Payload: d.Payload, CreatedAt: d.CreatedAt, Status: string(d.Status), Attempts: d.Attempts, NextAttemptAt: d.NextAttemptAt,
+			RetryFrom: d.RetryFrom, LastStatus: d.LastStatus, LastError: d.LastError}
+	}
+	_, err := s.c(collDeliveries).InsertMany(ctx, docs, options.InsertMany().SetOrdered(false))
+	return mapErr(err)
 }
 
 // DeliveryByID implements access.WebhookStore.

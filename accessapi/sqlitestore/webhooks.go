@@ -76,12 +76,19 @@ func joinEvents(ks []access.EventKind) string {
 
 const deliveryColumns = `id, webhook_id, app_id, event, payload, created_at, status, attempts, next_attempt_at, retry_from, last_status, last_error`
 
-// InsertDelivery implements access.WebhookStore.
-func (s *Store) InsertDelivery(ctx context.Context, d *access.WebhookDelivery) error {
-	_, err := s.exec(ctx, `INSERT INTO webhook_deliveries (`+deliveryColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		d.ID, d.WebhookID, d.AppID, string(d.Event), d.Payload, ms(d.CreatedAt), string(d.Status), d.Attempts,
-		ms(d.NextAttemptAt), ms(d.RetryFrom), d.LastStatus, d.LastError)
-	return err
+// InsertDeliveries implements access.WebhookStore: one transaction.
+func (s *Store) InsertDeliveries(ctx context.Context, ds []access.WebhookDelivery) error {
+	return s.tx(ctx, func(ctx context.Context, tx *writeTx) error {
+		for i := range ds {
+			d := &ds[i]
+			if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_deliveries (`+deliveryColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				d.ID, d.WebhookID, d.AppID, string(d.Event), d.Payload, ms(d.CreatedAt), string(d.Status), d.Attempts,
+				ms(d.NextAttemptAt), ms(d.RetryFrom), d.LastStatus, d.LastError); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // DeliveryByID implements access.WebhookStore.

@@ -56,6 +56,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"UserState_ReadsUserBanAndLedgerInOneCall", testUserState},
 		{"Webhooks_TakenIDIsDuplicateReplacedDeletedListedPerApp", testWebhooks},
 		{"Deliveries_NewestFirstPagesDueByTimeConditionalUpdate", testDeliveries},
+		{"Deliveries_ABatchIsWrittenWholeATakenIDIsDuplicate", testDeliveryBatch},
 		{"DeliveryAttempts_SixteenConcurrentClaimsOneWinner", testAttemptRace},
 		{"Deliveries_DeleteBeforeTakesTheirAttempts", testDeliveryPruning},
 	}

@@ -49,18 +49,38 @@ func newDelivery(webhookID string, at time.Time) access.WebhookDelivery {
 		Payload: []byte(`{"type":"user.signed_up"}`), CreatedAt: at, Status: access.DeliveryPending, NextAttemptAt: at, RetryFrom: at}
 }
 
+// insertDelivery inserts one delivery.
+func insertDelivery(ctx context.Context, s access.Store, d *access.WebhookDelivery) error {
+	return s.InsertDeliveries(ctx, []access.WebhookDelivery{*d})
+}
+
+func testDeliveryBatch(t *testing.T, s access.Store) {
+	ctx := context.Background()
+	batch := []access.WebhookDelivery{newDelivery(uuid.NewString(), epoch), newDelivery(uuid.NewString(), epoch), newDelivery(uuid.NewString(), epoch)}
+	must(t, s.InsertDeliveries(ctx, batch))
+	for _, d := range batch {
+		got, err := s.DeliveryByID(ctx, d.ID)
+		must(t, err)
+		if !reflect.DeepEqual(*got, d) {
+			t.Fatalf("delivery %+v, want %+v", *got, d)
+		}
+	}
+	again := []access.WebhookDelivery{newDelivery(uuid.NewString(), epoch), batch[1]}
+	wantErr(t, s.InsertDeliveries(ctx, again), access.ErrDuplicate, "a batch with a taken ID")
+}
+
 func testDeliveries(t *testing.T, s access.Store) {
 	ctx := context.Background()
 	hook, other := uuid.NewString(), uuid.NewString()
 	var all []access.WebhookDelivery
 	for i := range 7 {
 		d := newDelivery(hook, epoch.Add(time.Duration(i)*time.Minute))
-		must(t, s.InsertDelivery(ctx, &d))
+		must(t, insertDelivery(ctx, s, &d))
 		all = append(all, d)
 		noise := newDelivery(other, d.CreatedAt)
-		must(t, s.InsertDelivery(ctx, &noise))
+		must(t, insertDelivery(ctx, s, &noise))
 	}
-	wantErr(t, s.InsertDelivery(ctx, &all[0]), access.ErrDuplicate, "inserting a delivery twice")
+	wantErr(t, insertDelivery(ctx, s, &all[0]), access.ErrDuplicate, "inserting a delivery twice")
 	got, err := s.DeliveryByID(ctx, all[0].ID)
 	must(t, err)
 	if !reflect.DeepEqual(*got, all[0]) {
@@ -122,7 +142,7 @@ func testDeliveries(t *testing.T, s access.Store) {
 func testAttemptRace(t *testing.T, s access.Store) {
 	ctx := context.Background()
 	d := newDelivery(uuid.NewString(), epoch)
-	must(t, s.InsertDelivery(ctx, &d))
+	must(t, insertDelivery(ctx, s, &d))
 	errs := race(16, func(i int) error {
 		return s.InsertDeliveryAttempt(ctx, &access.DeliveryAttempt{DeliveryID: d.ID, Number: 1, ClaimedAt: epoch.Add(time.Duration(i) * time.Millisecond)})
 	})
@@ -152,7 +172,7 @@ func testDeliveryPruning(t *testing.T, s access.Store) {
 	var ds []access.WebhookDelivery
 	for i := range 4 {
 		d := newDelivery(hook, epoch.Add(time.Duration(i)*time.Hour))
-		must(t, s.InsertDelivery(ctx, &d))
+		must(t, insertDelivery(ctx, s, &d))
 		must(t, s.InsertDeliveryAttempt(ctx, &access.DeliveryAttempt{DeliveryID: d.ID, Number: 1, ClaimedAt: d.CreatedAt}))
 		ds = append(ds, d)
 	}
