@@ -71,13 +71,11 @@ type Service struct {
 	// trust is how long the change feed vouches for cached entries.
 	trust *cacheTrust
 
-	credKey []byte
-	fileKey []byte
-	codeKey []byte
-	// webhookKey seals webhook secrets (WebhookKey).
-	webhookKey []byte
-	listeners  []EventListener
-	throttle   *throttler
+	credKey   []byte
+	fileKey   []byte
+	codeKey   []byte
+	listeners []EventListener
+	throttle  *throttler
 }
 
 // NewService returns a Service over store.
@@ -103,24 +101,23 @@ func NewService(store Store, cfg Config) *Service {
 	trust := new(cacheTrust)
 	byUser := func(x *Session) string { return x.UserID }
 	s := &Service{
-		store:      store,
-		hasher:     NewPasswordHasher(cfg.Argon2, cfg.HashConcurrency, cfg.HashQueue),
-		now:        now,
-		staleness:  st,
-		apps:       newExpiringCache[string, *App](st, n, now).trusting(trust),
-		users:      newExpiringCache[string, *userState](st, n, now).trusting(trust),
-		sessions:   newExpiringCache[string, *Session](st, n, now).trusting(trust).ownedBy(byUser),
-		creds:      newExpiringCache[string, credential](cfg.CredentialCacheTTL, n, now).ownedBy(credential.owner),
-		uses:       newExpiringCache[string, *LicenseUse](time.Hour, n, now),
-		devices:    newExpiringCache[string, string](st, n, now).trusting(trust).ownedBy(func(userID string) string { return userID }),
-		content:    newExpiringCache[string, *AppContent](st, 4096, now).trusting(trust),
-		trust:      trust,
-		credKey:    key,
-		fileKey:    cfg.FileKey,
-		codeKey:    codeKeyOf(cfg),
-		webhookKey: WebhookKey(cfg.FileKey),
-		listeners:  cfg.Listeners,
-		throttle:   newThrottler(cfg.Throttle, store, n, now),
+		store:     store,
+		hasher:    NewPasswordHasher(cfg.Argon2, cfg.HashConcurrency, cfg.HashQueue),
+		now:       now,
+		staleness: st,
+		apps:      newExpiringCache[string, *App](st, n, now).trusting(trust),
+		users:     newExpiringCache[string, *userState](st, n, now).trusting(trust),
+		sessions:  newExpiringCache[string, *Session](st, n, now).trusting(trust).ownedBy(byUser),
+		creds:     newExpiringCache[string, credential](cfg.CredentialCacheTTL, n, now).ownedBy(credential.owner),
+		uses:      newExpiringCache[string, *LicenseUse](time.Hour, n, now),
+		devices:   newExpiringCache[string, string](st, n, now).trusting(trust).ownedBy(func(userID string) string { return userID }),
+		content:   newExpiringCache[string, *AppContent](st, 4096, now).trusting(trust),
+		trust:     trust,
+		credKey:   key,
+		fileKey:   cfg.FileKey,
+		codeKey:   codeKeyOf(cfg),
+		listeners: cfg.Listeners,
+		throttle:  newThrottler(cfg.Throttle, store, n, now),
 	}
 	s.observeWith(cfg.Observer)
 	s.throttle.held = s.emit

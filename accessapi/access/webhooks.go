@@ -235,7 +235,7 @@ func (s *Service) CreateWebhook(ctx context.Context, appID string, st WebhookSet
 		return nil, Refusal(CodeConflict, "The application has the most webhook endpoints it may have (20).")
 	}
 	secret := NewWebhookSecret()
-	if w.SealedSecret, err = SealWebhookSecret(s.webhookKey, w.ID, secret); err != nil {
+	if w.SealedSecret, err = SealWebhookSecret(WebhookKey(s.fileKey), w.ID, secret); err != nil {
 		return nil, err
 	}
 	if err := s.store.InsertWebhook(ctx, &w); err != nil {
