@@ -70,23 +70,19 @@ func (o *WebhookOutbox) Listen(ctx context.Context, e Event) {
 		return
 	}
 	var ds []WebhookDelivery
+	var payload []byte
 	for i := range hooks {
-		w := &hooks[i]
-		if !w.Subscribes(e.Kind) {
+		if !hooks[i].Subscribes(e.Kind) {
 			continue
 		}
-		if ds == nil {
-			ds = make([]WebhookDelivery, 0, len(hooks)-i)
+		if payload == nil {
+			payload = WebhookPayload(e)
 		}
-		ds = append(ds, WebhookDelivery{ID: NewAuditID(e.At), WebhookID: w.ID, AppID: e.AppID, Event: e.Kind,
+		ds = append(ds, WebhookDelivery{ID: NewAuditID(e.At), WebhookID: hooks[i].ID, AppID: e.AppID, Event: e.Kind, Payload: payload,
 			CreatedAt: e.At, Status: DeliveryPending, NextAttemptAt: e.At, RetryFrom: e.At})
 	}
 	if len(ds) == 0 {
 		return
-	}
-	payload := WebhookPayload(e)
-	for i := range ds {
-		ds[i].Payload = payload
 	}
 	if err := o.store.InsertDeliveries(ctx, ds); err != nil {
 		o.fail(fmt.Errorf("writing the %d %s deliveries of application %s: %w", len(ds), e.Kind, e.AppID, err))

@@ -151,7 +151,13 @@ func (d *Dispatcher) poll(ctx context.Context) {
 			return
 		}
 		d.wg.Go(func() {
-			defer func() { <-d.slots; d.release(dl.ID) }()
+			defer func() {
+				if v := recover(); v != nil { // a bug fails one attempt, not the server
+					d.fail(fmt.Errorf("webhook delivery %s: attempt panicked: %v", dl.ID, v))
+				}
+				<-d.slots
+				d.release(dl.ID)
+			}()
 			d.attempt(ctx, &dl)
 		})
 	}
