@@ -113,6 +113,10 @@ func (a *App) newWebhooks(store access.Store, fileKey []byte) (*access.WebhookOu
 	log := a.logger.Named("webhooks")
 	cfg := a.Webhooks.dispatcherConfig(fileKey)
 	cfg.OnError = func(err error) { log.Error("delivering webhooks", zap.Error(err)) }
+	cfg.OnAttempt = func(outcome access.DeliveryStatus, took time.Duration) {
+		webhookAttemptsTotal.WithLabelValues(string(outcome)).Inc()
+		webhookAttemptSeconds.Observe(took.Seconds())
+	}
 	d := webhook.New(store, cfg)
 	outbox := access.NewWebhookOutbox(store, access.WebhookOutboxConfig{
 		CacheTTL: time.Duration(a.Staleness),

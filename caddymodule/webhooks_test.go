@@ -35,6 +35,7 @@ func TestWebhooks_ASignUpThroughTheServerReachesASignedEndpoint(t *testing.T) {
 	r := request(t, "POST", adminBase+"/apps/"+a.id+"/webhooks", nil, map[string]any{"url": receiver.URL + "/hook", "events": []string{"user.signed_up"}})
 	expect(t, r, 201, "")
 	secret := r.str("secret")
+	before := scrape(t)[`app_access_webhook_attempts_total{outcome="delivered"}`]
 	userID := signUp(t, a, "hooked", "vortex-lamp-71")
 	select {
 	case h := <-hits:
@@ -47,6 +48,12 @@ func TestWebhooks_ASignUpThroughTheServerReachesASignedEndpoint(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the endpoint got nothing")
+	}
+	for deadline := time.Now().Add(5 * time.Second); scrape(t)[`app_access_webhook_attempts_total{outcome="delivered"}`] != before+1; {
+		if time.Now().After(deadline) {
+			t.Fatal("app_access_webhook_attempts_total did not count the delivery")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 

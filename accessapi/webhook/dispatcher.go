@@ -38,6 +38,10 @@ type Config struct {
 	AbandonAfter time.Duration
 	// OnError is told of store failures (never of an endpoint's).
 	OnError func(error)
+	// OnAttempt is told of every attempt this dispatcher made: the
+	// delivery's status after it (pending means it will be retried) and
+	// how long the request took.
+	OnAttempt func(outcome access.DeliveryStatus, took time.Duration)
 	// Now is the clock; default time.Now.
 	Now func() time.Time
 	// Client sends the requests; default one with the SSRF guard, no
@@ -231,6 +235,9 @@ func (d *Dispatcher) attempt(runCtx context.Context, dl *access.WebhookDelivery)
 		} else {
 			a.Outcome = access.DeliveryFailed
 		}
+	}
+	if d.cfg.OnAttempt != nil {
+		d.cfg.OnAttempt(a.Outcome, a.Duration)
 	}
 	if err := d.store.FinishDeliveryAttempt(ctx, a); err != nil {
 		d.fail(fmt.Errorf("recording attempt %d of webhook delivery %s: %w", a.Number, dl.ID, err))
