@@ -113,10 +113,12 @@ func TestDelivery_A500AnsweringReceiverGetsRetriesWithGrowingWaits(t *testing.T)
 			t.Fatalf("attempt %d has webhook-id %s, want the first's %s", i+1, got[i].id, got[0].id)
 		}
 	}
-	// Waits of Base, Base, 2 Base, 4 Base, each ±20%.
+	// Waits of Base, Base, 2 Base, 4 Base, each ±20%: never shorter (the
+	// last is longer than any jittered Base); later only by the machine's
+	// load, which on a busy 2-core machine was over a second.
 	for i, want := range []time.Duration{base, base, 2 * base, 4 * base} {
 		wait := got[i+1].at.Sub(got[i].at)
-		if wait < want*8/10-10*time.Millisecond || wait > want*12/10+400*time.Millisecond { // slack for a loaded machine
+		if wait < want*8/10-10*time.Millisecond || wait > want*12/10+3*time.Second {
 			t.Errorf("wait before attempt %d: %s, want about %s", i+2, wait, want)
 		}
 	}
