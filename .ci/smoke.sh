@@ -3,7 +3,7 @@
 # free ports with a temporary data folder, wait for the admin health route,
 # drive `caddy app-access` and the client API (an application, codes as CSV,
 # a variable, a file, a license sign-up, a ban and an unban, the dashboard's
-# sign-in and a seller key), stop it cleanly, start it again and check that
+# sign-in, a seller key and a webhook endpoint the SSRF guard refuses), stop it cleanly, start it again and check that
 # the data is still there; then, as the README's guard step does, run
 # examples/guard/Caddyfile on the same data in front of a real upstream.
 # Needs only bash and curl.
@@ -128,6 +128,21 @@ status=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $selle
 status=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $seller" "http://localhost:$site/admin/api/apps/$app_id/users")
 [ "$status" = 403 ] || fail "a licenses:create key listing users answered $status, want 403"
 if grep -qF "$seller" "$work/caddy.log"; then fail "a seller key reached the server log"; fi
+# A webhook endpoint on loopback: the shipped config refuses internal destinations (SSRF), and the
+# delivery log says why; the endpoint's secret is printed once and never logged.
+hook=$(cli webhooks create --app "$app_id" --url "http://127.0.0.1:9/hook" --event user.banned --json)
+hook_id=$(echo "$hook" | field id)
+hook_secret=$(echo "$hook" | field secret)
+[ -n "$hook_id" ] && [[ "$hook_secret" == whsec_* ]] || fail "webhooks create: $hook"
+cli users ban --app "$app_id" "$user_id" >/dev/null
+cli users unban --app "$app_id" "$user_id" >/dev/null
+for _ in $(seq 1 50); do
+	cli webhooks deliveries --app "$app_id" "$hook_id" --json | grep -q allow_private_networks && break
+	sleep 0.1
+done
+cli webhooks deliveries --app "$app_id" "$hook_id" --json | grep -q allow_private_networks ||
+	fail "a loopback webhook was not refused: $(cli webhooks deliveries --app "$app_id" "$hook_id" --json)"
+if grep -qF "$hook_secret" "$work/caddy.log"; then fail "a webhook secret reached the server log"; fi
 stop
 
 start

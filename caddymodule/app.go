@@ -107,6 +107,10 @@ type App struct {
 	// credentials, license codes, application secrets and sign-ups.
 	Throttle *ThrottleConfig `json:"throttle,omitempty"`
 
+	// Webhooks tunes the delivery of webhooks: timeouts, retries, and
+	// whether internal addresses may be reached (allow_private_networks).
+	Webhooks *WebhooksConfig `json:"webhooks,omitempty"`
+
 	uri, dataDir, fileKey string
 	logger                *zap.Logger
 	live                  atomic.Pointer[running]
@@ -204,11 +208,12 @@ func (a *App) Start() error {
 		return fmt.Errorf("app_access: file_key: %w", err)
 	}
 	tailer := a.newFeedTailer(store)
+	outbox, dispatcher := a.newWebhooks(store, fileKey)
 	svc := access.NewService(timedStore{store}, access.Config{
 		Staleness:          time.Duration(a.Staleness),
 		CredentialCacheTTL: time.Duration(a.CredentialCacheTTL),
 		CacheEntries:       a.CacheEntries,
-		Listeners:          []access.EventListener{tailer.Record, a.auditListener(store)},
+		Listeners:          []access.EventListener{tailer.Record, a.auditListener(store), outbox.Listen},
 		HashConcurrency:    a.HashConcurrency,
 		HashQueue:          a.HashQueue,
 		Throttle:           a.Throttle.policy(),
@@ -217,13 +222,17 @@ func (a *App) Start() error {
 	})
 	a.live.Store(&running{svc: svc, api: clientapi.NewHandler(svc, clientIP, a.logger)})
 	a.stop = make(chan struct{})
-	a.stopped.Add(2)
+	a.stopped.Add(3)
 	go a.cleanExpiredSessions(svc)
 	go a.followFeed(tailer, svc)
+	go a.dispatchWebhooks(dispatcher)
 	return nil
 }
 
-// Stop ends the background work; requests in flight keep the service.
+// Stop ends the background work (the session cleanup, the change feed and
+// the webhook dispatcher, whose attempts in flight are cut short and
+// retried later); requests in flight keep the service. Caddy stops the
+// old config's app on a reload, so nothing of it keeps running.
 func (a *App) Stop() error {
 	if a.stop != nil {
 		close(a.stop)
@@ -287,6 +296,11 @@ func (a *App) deleteExpiredSessions(svc *access.Service) {
 		a.logger.Warn("deleting expired audit log entries", zap.Error(err))
 	} else if n > 0 {
 		a.logger.Debug("deleted expired audit log entries", zap.Int64("count", n))
+	}
+	if n, err := svc.DeleteExpiredDeliveries(ctx, a.Webhooks.retention()); err != nil {
+		a.logger.Warn("deleting expired webhook deliveries", zap.Error(err))
+	} else if n > 0 {
+		a.logger.Debug("deleted expired webhook deliveries", zap.Int64("count", n))
 	}
 }
 

@@ -43,6 +43,10 @@ func init() {
 //		throttle {
 //			...                  (see unmarshalThrottle)
 //		}
+//		webhooks {
+//			allow_private_networks
+//			...                  (see unmarshalWebhooks)
+//		}
 //	}
 func parseGlobalOption(d *caddyfile.Dispenser, _ any) (any, error) {
 	app := new(App)
@@ -66,6 +70,14 @@ func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return err
 			}
 			a.Throttle = t
+			continue
+		}
+		if key == "webhooks" {
+			w, err := unmarshalWebhooks(d)
+			if err != nil {
+				return err
+			}
+			a.Webhooks = w
 			continue
 		}
 		var arg string

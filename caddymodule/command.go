@@ -22,7 +22,7 @@ const EnvAdminAddress = "APP_ACCESS_ADMIN"
 func init() {
 	caddycmd.RegisterCommand(caddycmd.Command{
 		Name:  "app-access",
-		Usage: "<apps|licenses|users|vars|files|admins|keys> <subcommand> [flags]",
+		Usage: "<apps|licenses|users|vars|files|admins|keys|webhooks> <subcommand> [flags]",
 		Short: "Manages App Access applications, licenses, users, variables and files",
 		Long: `
 Calls the App Access management routes (/app_access/...) of a running
@@ -66,7 +66,7 @@ func (c *cli) build(cmd *cobra.Command) {
 	pf.BoolVar(&c.json, "json", false, "print the route's JSON")
 	cmd.AddCommand(c.appsCommand(), c.licensesCommand(), c.usersCommand(), c.varsCommand(), c.filesCommand(),
 		c.exportCommand(), c.importCommand(), c.backupCommand(), c.auditCommand())
-	cmd.AddCommand(c.adminsCommand(), c.keysCommand())
+	cmd.AddCommand(c.adminsCommand(), c.keysCommand(), c.webhooksCommand())
 }
 
 // adminAddress finds the admin endpoint: --address, else the variable,

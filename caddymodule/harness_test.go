@@ -134,6 +134,8 @@ type server struct {
 	// throttled keeps the default throttling; other tests, whose clients
 	// all come from one loopback address, raise its thresholds.
 	throttled bool
+	// webhooks is the app's webhooks block, if any.
+	webhooks string
 }
 
 // relaxedThrottle lets one address fail as often as the functional tests do.
@@ -223,6 +225,7 @@ func (s *server) config(upstream, guardOptions string) string {
 		%s
 		staleness 5s
 		%s
+		%s
 	}
 }
 
@@ -230,7 +233,7 @@ func (s *server) config(upstream, guardOptions string) string {
 	%s
 	app_access_api
 }
-`, globalOptions(), s.logBlock("all"), s.store, s.throttleBlock(), apiPort, s.logBlock("api"))
+`, globalOptions(), s.logBlock("all"), s.store, s.throttleBlock(), s.webhooks, apiPort, s.logBlock("api"))
 	if upstream != "" {
 		cfg += fmt.Sprintf(`
 :%d {

@@ -52,6 +52,15 @@ var (
 		Name: "app_access_cache_lookups_total",
 		Help: "Lookups in the service's caches, by cache and result (hit or miss).",
 	}, []string{"cache", "result"})
+	webhookAttemptsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "app_access_webhook_attempts_total",
+		Help: "Webhook delivery attempts this instance made, by the delivery's status after the attempt: delivered, pending (to be retried) or failed.",
+	}, []string{"outcome"})
+	webhookAttemptSeconds = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "app_access_webhook_attempt_duration_seconds",
+		Help:    "Time one webhook delivery attempt took, from dialling to the end of the answer.",
+		Buckets: []float64{0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15},
+	})
 	storeSeconds = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "app_access_store_operation_duration_seconds",
 		Help:    "Latency of store operations on the request path, by operation, whatever their result.",
@@ -74,7 +83,8 @@ var (
 
 // collectors are every App Access collector.
 var collectors = []prometheus.Collector{requestsTotal, loginsTotal, signUpsTotal, activationsTotal,
-	hashWaitSeconds, hashSeconds, cacheLookupsTotal, storeSeconds, feedLagSeconds, feedUp, feedFlushesTotal}
+	hashWaitSeconds, hashSeconds, cacheLookupsTotal, storeSeconds, feedLagSeconds, feedUp, feedFlushesTotal,
+	webhookAttemptsTotal, webhookAttemptSeconds}
 
 // registerMetrics registers the collectors with a config's registry; ones
 // already registered there are fine.

@@ -61,7 +61,7 @@ func (s *Service) SignUpWithLicense(ctx context.Context, app *App, code, hardwar
 		return nil, err
 	}
 	s.throttle.signedUp(app, addr)
-	s.emit(ctx, Event{Kind: EventUserSignedUp, AppID: app.ID, UserID: userID, LicenseID: lic.ID})
+	s.emit(ctx, Event{Kind: EventUserSignedUp, AppID: app.ID, UserID: userID, Username: use.Username, LicenseID: lic.ID})
 	// The new user's ledger holds exactly this activation.
 	a := activationOf(use, lic.Grant)
 	return &UserView{ID: userID, AppID: app.ID, Username: use.Username, Membership: MembershipOf([]Activation{a})}, nil
@@ -135,7 +135,7 @@ func (s *Service) licenseByCode(ctx context.Context, app *App, code string) (*Li
 func (s *Service) redeem(ctx context.Context, r *Redemption) error {
 	err := s.store.RedeemLicense(ctx, r)
 	if err == nil {
-		s.emit(ctx, Event{Kind: EventLicenseActivated, AppID: r.Use.AppID, UserID: r.Use.UserID, LicenseID: r.Use.LicenseID,
+		s.emit(ctx, Event{Kind: EventLicenseActivated, AppID: r.Use.AppID, UserID: r.Use.UserID, Username: r.Use.Username, LicenseID: r.Use.LicenseID,
 			NewUser: r.NewUser != nil})
 		return nil
 	}
@@ -174,7 +174,7 @@ func (s *Service) completeUse(ctx context.Context, use *LicenseUse, g Grant) err
 	if err := finishRedemption(ctx, s.store, redemptionOf(use, g)); err != nil {
 		return wrapStore(err, "completing license use")
 	}
-	s.emit(ctx, Event{Kind: EventLicenseActivated, AppID: use.AppID, UserID: use.UserID, LicenseID: use.LicenseID})
+	s.emit(ctx, Event{Kind: EventLicenseActivated, AppID: use.AppID, UserID: use.UserID, Username: use.Username, LicenseID: use.LicenseID})
 	return nil
 }
 

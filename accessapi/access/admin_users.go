@@ -252,7 +252,7 @@ func (s *Service) DeleteUser(ctx context.Context, appID, userID string) error {
 		return wrapStore(err, "marking user deleted")
 	}
 	// The tombstone already makes the user unknown everywhere.
-	defer s.emit(ctx, Event{Kind: EventUserDeleted, AppID: appID, UserID: userID, Before: map[string]any{"username": u.Username}})
+	defer s.emit(ctx, Event{Kind: EventUserDeleted, AppID: appID, UserID: userID, Username: u.Username, Before: map[string]any{"username": u.Username}})
 	steps := []struct {
 		what string
 		do   func() error

@@ -48,6 +48,9 @@ type Event struct {
 	APIKey string
 	// UserID is the user the event is about, if any.
 	UserID string
+	// Username is that user's name, where the use case knows it (sign-ups,
+	// logins, deletions), for webhooks.
+	Username string
 	// SessionHash names the one session a logout ended.
 	SessionHash string
 	// LicenseID is the license of a license event (the first one of a

@@ -61,7 +61,7 @@ func (s *Service) Login(ctx context.Context, app *App, req LoginRequest) (*Sessi
 		return nil, err
 	}
 	s.recordLogin(ctx, &LastLogin{UserID: st.user.ID, IP: req.IP, At: now})
-	s.emit(ctx, Event{Kind: EventLoggedIn, At: now, AppID: app.ID, UserID: st.user.ID})
+	s.emit(ctx, Event{Kind: EventLoggedIn, At: now, AppID: app.ID, UserID: st.user.ID, Username: st.user.Username})
 	return &SessionGrant{Token: token, ExpiresAt: sess.ExpiresAt}, nil
 }
 

@@ -176,6 +176,7 @@ type Store interface {
 	AuditStore
 	AdminStore
 	SellerKeyStore
+	WebhookStore
 	UserStateStore
 	ChangeFeed
 }

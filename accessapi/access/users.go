@@ -79,7 +79,7 @@ func (s *Service) SignUp(ctx context.Context, app *App, req SignUpRequest) (*Use
 	}
 	s.throttle.signedUp(app, addr)
 	s.throttle.remember(ctx, throttleKey("account", app.ID, UsernameKey(u.Username)), addr, deviceSource(app, req.HardwareID))
-	s.emit(ctx, Event{Kind: EventUserSignedUp, AppID: app.ID, UserID: u.ID})
+	s.emit(ctx, Event{Kind: EventUserSignedUp, AppID: app.ID, UserID: u.ID, Username: u.Username})
 	return &UserView{ID: u.ID, AppID: app.ID, Username: u.Username}, nil
 }
 

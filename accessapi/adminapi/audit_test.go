@@ -61,6 +61,8 @@ func TestAuditLog_EveryManagementRouteIsRecordedWithItsPrincipal(t *testing.T) {
 		licenses  wire.IssuedLicenses
 		file      wire.FileInfo
 		key       wire.SellerKey
+		hook      wire.Webhook
+		delivery  string
 		user, del *access.UserView
 	)
 	// signUp makes the users the user routes act on, once the app exists.
@@ -105,6 +107,9 @@ func TestAuditLog_EveryManagementRouteIsRecordedWithItsPrincipal(t *testing.T) {
 			target: func() string { return licenses.Licenses[0].ID }, after: `"count":2`},
 		{route: "DELETE /apps/{app}/licenses/{license}", path: func() string { return "/apps/" + app.ID + "/licenses/" + licenses.Licenses[1].ID },
 			status: 204, action: "license.deleted", target: func() string { return licenses.Licenses[1].ID }},
+		{route: "POST /apps/{app}/webhooks", path: appPath("/webhooks"), body: map[string]any{"url": "https://example.com/hook", "events": []string{"user.banned"}},
+			status: 201, keep: func(raw []byte) { must(t, json.Unmarshal(raw, &hook)) }, action: "webhook.created",
+			target: func() string { return hook.ID }, after: `"url":"https://example.com/hook"`},
 		{route: "POST /apps/{app}/users/{user}/ban", path: userPath("/ban"), body: map[string]any{"reason": "chargeback"}, status: 204,
 			action: "user.banned", userID: func() string { return user.ID }, after: `"reason":"chargeback"`},
 		{route: "POST /apps/{app}/users/{user}/unban", path: userPath("/unban"), status: 204,
@@ -133,6 +138,21 @@ func TestAuditLog_EveryManagementRouteIsRecordedWithItsPrincipal(t *testing.T) {
 			target: func() string { return key.ID }, after: `"scopes":"licenses:create"`},
 		{route: "DELETE /apps/{app}/keys/{key}", path: func() string { return "/apps/" + app.ID + "/keys/" + key.ID }, status: 204,
 			action: "seller_key.revoked", target: func() string { return key.ID }},
+		{route: "PATCH /apps/{app}/webhooks/{webhook}", path: func() string { return "/apps/" + app.ID + "/webhooks/" + hook.ID },
+			body: map[string]any{"enabled": false}, status: 200, action: "webhook.changed", target: func() string { return hook.ID },
+			before: `"enabled":true`, after: `"enabled":false`},
+		{route: "POST /apps/{app}/webhooks/{webhook}/deliveries/{delivery}/redeliver", path: func() string {
+			// The ban's delivery, failed as a dispatcher would record it.
+			page, err := s.svc.Deliveries(ctx, app.ID, hook.ID, "", 1)
+			must(t, err)
+			d := page.Items[0]
+			d.Status, d.Attempts = access.DeliveryFailed, 1
+			must(t, s.store.UpdateDelivery(ctx, &d, 0))
+			delivery = d.ID
+			return "/apps/" + app.ID + "/webhooks/" + hook.ID + "/deliveries/" + d.ID + "/redeliver"
+		}, status: 202, action: "webhook.redelivery_requested", target: func() string { return delivery }},
+		{route: "DELETE /apps/{app}/webhooks/{webhook}", path: func() string { return "/apps/" + app.ID + "/webhooks/" + hook.ID },
+			status: 204, action: "webhook.deleted", target: func() string { return hook.ID }, before: `"url":"https://example.com/hook"`},
 		{route: "DELETE /apps/{app}", path: func() string { return "/apps/" + spare.ID }, status: 204,
 			action: "app.deleted", appID: func() string { return spare.ID }, target: func() string { return spare.ID }, after: ""},
 	} {
@@ -178,7 +198,9 @@ func TestAuditLog_EveryManagementRouteIsRecordedWithItsPrincipal(t *testing.T) {
 			"DELETE /apps/{app}/licenses/{license}", "POST /apps/{app}/users/{user}/ban", "POST /apps/{app}/users/{user}/unban",
 			"DELETE /apps/{app}/users/{user}/devices", "DELETE /apps/{app}/users/{user}/sessions", "POST /apps/{app}/users/{user}/grant",
 			"POST /apps/{app}/users/{user}/password", "DELETE /apps/{app}/users/{user}", "PUT /apps/{app}/variables/{name}",
-			"DELETE /apps/{app}/variables/{name}", "POST /apps/{app}/files", "DELETE /apps/{app}/files/{file}", "DELETE /apps/{app}"} {
+			"DELETE /apps/{app}/variables/{name}", "POST /apps/{app}/files", "DELETE /apps/{app}/files/{file}", "DELETE /apps/{app}",
+			"POST /apps/{app}/webhooks", "PATCH /apps/{app}/webhooks/{webhook}", "DELETE /apps/{app}/webhooks/{webhook}",
+			"POST /apps/{app}/webhooks/{webhook}/deliveries/{delivery}/redeliver"} {
 			tested[r] = true
 		}
 		for _, p := range adminapi.RoutePatterns() {

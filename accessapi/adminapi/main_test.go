@@ -22,15 +22,16 @@ func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
 // testServer is the management API over the real store (adminapitest),
 // with request helpers.
 type testServer struct {
-	t   *testing.T
-	url string
-	svc *access.Service
+	t     *testing.T
+	url   string
+	svc   *access.Service
+	store access.Store
 }
 
 func newTestServer(t *testing.T) *testServer {
 	t.Helper()
 	s := adminapitest.New(t)
-	return &testServer{t: t, url: s.URL + adminapi.DefaultPrefix, svc: s.Service}
+	return &testServer{t: t, url: s.URL + adminapi.DefaultPrefix, svc: s.Service, store: s.Store}
 }
 
 // answer is a response with its body read.

@@ -48,6 +48,15 @@ func (h *Handler) routes() map[string]route {
 		"GET /apps/{app}/keys":          listSellerKeys,
 		"DELETE /apps/{app}/keys/{key}": revokeSellerKey,
 
+		"POST /apps/{app}/webhooks":                                           createWebhook,
+		"GET /apps/{app}/webhooks":                                            listWebhooks,
+		"GET /apps/{app}/webhooks/{webhook}":                                  showWebhook,
+		"PATCH /apps/{app}/webhooks/{webhook}":                                updateWebhook,
+		"DELETE /apps/{app}/webhooks/{webhook}":                               deleteWebhook,
+		"GET /apps/{app}/webhooks/{webhook}/deliveries":                       listDeliveries,
+		"GET /apps/{app}/webhooks/{webhook}/deliveries/{delivery}":            showDelivery,
+		"POST /apps/{app}/webhooks/{webhook}/deliveries/{delivery}/redeliver": redeliver,
+
 		"POST /admins":                      createAdmin,
 		"GET /admins":                       listAdmins,
 		"DELETE /admins/{admin}":            deleteAdmin,

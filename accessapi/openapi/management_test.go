@@ -63,7 +63,9 @@ func auditChange() obj {
 		"activation_id": uuid(""),
 		"mime_type":     str(""), "size": integer(""), "sha256": str(""), "encrypted": boolean(""),
 		"counter": str("The throttling counter that began to hold back."), "failures": integer(""),
-		"scopes":      str("A seller key's scopes."),
+		"scopes": str("A seller key's scopes."),
+		"url":    str("A webhook endpoint's URL."), "events": str("A webhook endpoint's events, space separated."),
+		"enabled":     boolean("Whether a webhook endpoint is enabled."),
 		"session_ttl": str(""),
 	}
 	for k, v := range more {
@@ -264,6 +266,9 @@ func managementAPI() *api {
 		"TOTPEnrolment": closed([]string{"secret", "url"}, obj{"secret": str("The pending secret, shown once."), "url": str("Its otpauth:// URL.")}),
 		"TOTPCode":      closed([]string{"code"}, obj{"code": obj{"type": "string"}}),
 	}
+	for k, v := range webhookSchemas() {
+		a.schemas[k] = v
+	}
 	for _, s := range a.schemas {
 		for _, p := range s.(obj)["properties"].(obj) {
 			if o, ok := p.(obj); ok && o["description"] == "" {
@@ -349,6 +354,24 @@ func managementAPI() *api {
 	add("GET", "/apps/{app_id}/keys", "listSellerKeys", "keys", "List the application's seller keys", []obj{app}, "",
 		obj{"200": js("Every key, without secrets.", schemaRef("SellerKeyPage"))}, 404)
 	add("DELETE", "/apps/{app_id}/keys/{key_id}", "revokeSellerKey", "keys", "Revoke a seller key at once", []obj{app, key}, "", noContent, 404)
+	hook := pathParam("webhook_id", "The webhook endpoint.")
+	delivery := pathParam("delivery_id", "The delivery (its webhook-id).")
+	add("POST", "/apps/{app_id}/webhooks", "createWebhook", "webhooks", "Add a webhook endpoint (its secret is shown only now)", []obj{app}, "NewWebhook",
+		obj{"201": js("The endpoint with its secret.", schemaRef("Webhook"))}, 404, 409, 413, 422)
+	add("GET", "/apps/{app_id}/webhooks", "listWebhooks", "webhooks", "List the application's webhook endpoints", []obj{app}, "",
+		obj{"200": js("Every endpoint, without secrets.", schemaRef("WebhookPage"))}, 404)
+	add("GET", "/apps/{app_id}/webhooks/{webhook_id}", "showWebhook", "webhooks", "Show a webhook endpoint", []obj{app, hook}, "",
+		obj{"200": js("The endpoint.", schemaRef("Webhook"))}, 404)
+	add("PATCH", "/apps/{app_id}/webhooks/{webhook_id}", "updateWebhook", "webhooks", "Change an endpoint's URL, events or enabled flag", []obj{app, hook},
+		"WebhookSettings", obj{"200": js("The endpoint.", schemaRef("Webhook"))}, 404, 413, 422)
+	add("DELETE", "/apps/{app_id}/webhooks/{webhook_id}", "deleteWebhook", "webhooks", "Remove a webhook endpoint", []obj{app, hook}, "", noContent, 404)
+	add("GET", "/apps/{app_id}/webhooks/{webhook_id}/deliveries", "listDeliveries", "webhooks", "List an endpoint's deliveries, newest first",
+		[]obj{app, hook, limit, after}, "", obj{"200": js("A page of deliveries.", schemaRef("DeliveryPage"))}, 404, 422)
+	add("GET", "/apps/{app_id}/webhooks/{webhook_id}/deliveries/{delivery_id}", "showDelivery", "webhooks", "Show a delivery with every attempt",
+		[]obj{app, hook, delivery}, "", obj{"200": js("The delivery.", schemaRef("WebhookDelivery"))}, 404)
+	add("POST", "/apps/{app_id}/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver", "redeliver", "webhooks",
+		"Send a delivered or failed delivery again, as a new round of attempts", []obj{app, hook, delivery}, "",
+		obj{"202": js("The delivery, pending.", schemaRef("WebhookDelivery"))}, 404, 409)
 	admin := pathParam("admin", "The administrator's username.")
 	add("POST", "/admins", "createAdmin", "admins", "Create a dashboard administrator", nil, "NewAdmin",
 		obj{"201": js("The administrator.", schemaRef("Admin"))}, 409, 413, 422)
@@ -407,6 +430,7 @@ func managementDocument() obj {
 		{"name": "content", "description": "Variables and files."},
 		{"name": "audit", "description": "The audit log of management actions and security events."},
 		{"name": "keys", "description": "Seller keys: scoped, per-application keys of the public management API."},
+		{"name": "webhooks", "description": "Webhook endpoints, signed as Standard Webhooks, and their delivery logs."},
 		{"name": "admins", "description": "Administrators of the web dashboard."},
 		{"name": "store", "description": "Export, import and backup of the whole store."},
 		{"name": "meta", "description": "Health and this document."},

@@ -346,6 +346,50 @@ CREATE TRIGGER daily_activations_gone AFTER DELETE ON license_uses BEGIN
 	UPDATE daily_activity SET activations = activations - 1 WHERE app_id = OLD.app_id AND day = OLD.occurred_at / 86400000;
 END;
 `,
+	// 8: webhooks: endpoints, the outbox of deliveries and their attempts.
+	`
+CREATE TABLE webhooks (
+	id TEXT PRIMARY KEY,
+	app_id TEXT NOT NULL,
+	url TEXT NOT NULL,
+	events TEXT NOT NULL, -- space separated
+	sealed_secret BLOB NOT NULL,
+	enabled INTEGER NOT NULL,
+	created_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX webhooks_by_app ON webhooks (app_id, created_at, id);
+
+CREATE TABLE webhook_deliveries (
+	id TEXT PRIMARY KEY,
+	webhook_id TEXT NOT NULL,
+	app_id TEXT NOT NULL,
+	event TEXT NOT NULL,
+	payload BLOB NOT NULL,
+	created_at INTEGER NOT NULL,
+	status TEXT NOT NULL,
+	attempts INTEGER NOT NULL,
+	next_attempt_at INTEGER NOT NULL,
+	retry_from INTEGER NOT NULL,
+	last_status INTEGER NOT NULL,
+	last_error TEXT NOT NULL
+) STRICT;
+CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries (webhook_id, id);
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending';
+CREATE INDEX webhook_deliveries_by_created ON webhook_deliveries (created_at);
+
+CREATE TABLE webhook_attempts (
+	delivery_id TEXT NOT NULL,
+	number INTEGER NOT NULL,
+	claimed_at INTEGER NOT NULL,
+	finished INTEGER NOT NULL,
+	status_code INTEGER NOT NULL,
+	error TEXT NOT NULL,
+	duration_ms INTEGER NOT NULL,
+	outcome TEXT NOT NULL,
+	next_attempt_at INTEGER NOT NULL,
+	PRIMARY KEY (delivery_id, number)
+) STRICT, WITHOUT ROWID;
+`,
 }
 
 // SchemaVersion is the schema version this build writes.

@@ -30,6 +30,9 @@ type Server struct {
 	// Service is the service behind the routes, for fixtures the API
 	// cannot make (users signing up).
 	Service *access.Service
+	// Store is the store behind the service, for fixtures no use case
+	// makes (a delivery's outcome, which a dispatcher writes).
+	Store access.Store
 
 	mu   sync.Mutex
 	uris []string
@@ -49,9 +52,11 @@ func New(t testing.TB) *Server {
 // NewOver starts a server like New over the given store.
 func NewOver(t testing.TB, store access.Store) *Server {
 	t.Helper()
-	// The audit log listens, as in the server.
+	// The audit log and the webhook outbox listen, as in the server.
 	audit := access.NewAuditListener(store, func(err error) { t.Errorf("audit log: %v", err) })
-	s := &Server{Service: access.NewService(store, access.Config{Argon2: CheapArgon2, Listeners: []access.EventListener{audit}})}
+	outbox := access.NewWebhookOutbox(store, access.WebhookOutboxConfig{OnError: func(err error) { t.Errorf("webhook outbox: %v", err) }})
+	s := &Server{Store: store, Service: access.NewService(store, access.Config{Argon2: CheapArgon2,
+		Listeners: []access.EventListener{audit, outbox.Listen}})}
 	api := adminapi.NewHandler(adminapi.DefaultPrefix, func() (*access.Service, error) { return s.Service, nil }, nil)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()

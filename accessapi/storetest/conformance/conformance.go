@@ -55,6 +55,11 @@ func Run(t *testing.T, newStore NewStore) {
 		{"ChangeFeed_SixteenConcurrentAppendsGetOneGapFreeSequence", testFeedRace},
 		{"ChangeFeed_PruningKeepsTheNewestSoTheSequenceGoesOn", testFeedPrune},
 		{"UserState_ReadsUserBanAndLedgerInOneCall", testUserState},
+		{"Webhooks_TakenIDIsDuplicateReplacedDeletedListedPerApp", testWebhooks},
+		{"Deliveries_NewestFirstPagesDueByTimeConditionalUpdate", testDeliveries},
+		{"Deliveries_ABatchIsWrittenWholeATakenIDIsDuplicate", testDeliveryBatch},
+		{"DeliveryAttempts_SixteenConcurrentClaimsOneWinner", testAttemptRace},
+		{"Deliveries_DeleteBeforeTakesTheirAttempts", testDeliveryPruning},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStore(t)) })

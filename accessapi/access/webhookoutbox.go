@@ -1,0 +1,191 @@
+package access
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"time"
+)
+
+// WebhookOutboxConfig tunes a WebhookOutbox. Zero values take the
+// documented defaults.
+type WebhookOutboxConfig struct {
+	// CacheTTL is how long an application's endpoints are remembered. A
+	// change through this instance applies at once; one through another
+	// instance within CacheTTL. Default 5s.
+	CacheTTL time.Duration
+	// Timeout bounds the writes of one event's deliveries. Default 5s.
+	Timeout time.Duration
+	// OnError is told of a delivery that could not be written.
+	OnError func(error)
+	// OnQueued is told that deliveries were written (a local dispatcher
+	// may start at once instead of at its next poll).
+	OnQueued func()
+	// Now is the clock; default time.Now.
+	Now func() time.Time
+}
+
+// WebhookOutbox is the EventListener that writes, for every event an
+// enabled endpoint subscribes to, one delivery (the frozen payload, status
+// pending, due at once) to the store: the outbox. Listeners run once the
+// change is stored and before the use case answers, so once a client has
+// its answer the event is durable; dispatchers (package webhook) send it.
+type WebhookOutbox struct {
+	store WebhookStore
+	cfg   WebhookOutboxConfig
+	cache *expiringCache[string, []Webhook] // by application ID
+}
+
+// NewWebhookOutbox returns the outbox over store.
+func NewWebhookOutbox(store WebhookStore, cfg WebhookOutboxConfig) *WebhookOutbox {
+	if cfg.CacheTTL <= 0 {
+		cfg.CacheTTL = 5 * time.Second
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 5 * time.Second
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return &WebhookOutbox{store: store, cfg: cfg, cache: newExpiringCache[string, []Webhook](cfg.CacheTTL, 10_000, cfg.Now)}
+}
+
+// Listen is the EventListener.
+func (o *WebhookOutbox) Listen(ctx context.Context, e Event) {
+	switch e.Kind {
+	case EventWebhookCreated, EventWebhookChanged, EventWebhookDeleted, EventAppDeleted:
+		o.cache.remove(e.AppID)
+		return
+	}
+	if e.AppID == "" || !slices.Contains(WebhookEvents, e.Kind) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), o.cfg.Timeout)
+	defer cancel()
+	hooks, err := o.endpoints(ctx, e.AppID)
+	if err != nil {
+		o.fail(fmt.Errorf("reading the webhooks of application %s for %s: %w", e.AppID, e.Kind, err))
+		return
+	}
+	var ds []WebhookDelivery
+	var payload []byte
+	for i := range hooks {
+		if !hooks[i].Subscribes(e.Kind) {
+			continue
+		}
+		if payload == nil {
+			payload = WebhookPayload(e)
+		}
+		ds = append(ds, WebhookDelivery{ID: NewAuditID(e.At), WebhookID: hooks[i].ID, AppID: e.AppID, Event: e.Kind, Payload: payload,
+			CreatedAt: e.At, Status: DeliveryPending, NextAttemptAt: e.At, RetryFrom: e.At})
+	}
+	if len(ds) == 0 {
+		return
+	}
+	if err := o.store.InsertDeliveries(ctx, ds); err != nil {
+		o.fail(fmt.Errorf("writing the %d %s deliveries of application %s: %w", len(ds), e.Kind, e.AppID, err))
+	}
+	if o.cfg.OnQueued != nil {
+		o.cfg.OnQueued()
+	}
+}
+
+// endpoints returns an application's endpoints, from cache when fresh.
+func (o *WebhookOutbox) endpoints(ctx context.Context, appID string) ([]Webhook, error) {
+	if ws, ok := o.cache.get(appID); ok {
+		return ws, nil
+	}
+	stamp := o.cache.stamp()
+	ws, err := o.store.Webhooks(ctx, appID)
+	if err != nil {
+		return nil, err
+	}
+	o.cache.setStamped(appID, ws, stamp)
+	return ws, nil
+}
+
+func (o *WebhookOutbox) fail(err error) {
+	if o.cfg.OnError != nil {
+		o.cfg.OnError(err)
+	}
+}
+
+// webhookPayload is the JSON body of a delivery.
+type webhookPayload struct {
+	Type      EventKind   `json:"type"`
+	Timestamp string      `json:"timestamp"`
+	Data      webhookData `json:"data"`
+}
+
+// webhookData names what the event is about: identifiers, never a secret,
+// password, code, token or token hash.
+type webhookData struct {
+	AppID     string `json:"app_id"`
+	UserID    string `json:"user_id,omitempty"`
+	Username  string `json:"username,omitempty"`
+	LicenseID string `json:"license_id,omitempty"`
+	Count     int    `json:"count,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+}
+
+// WebhookPayload is the body every endpoint is sent for e:
+// {"type": kind, "timestamp": RFC 3339, "data": {app_id, user_id, …}}.
+func WebhookPayload(e Event) []byte {
+	p := webhookPayload{Type: e.Kind, Timestamp: e.At.UTC().Format("2006-01-02T15:04:05.000Z07:00"),
+		Data: webhookData{AppID: e.AppID, UserID: e.UserID, Username: e.Username, LicenseID: e.LicenseID, Count: e.Count}}
+	if e.Kind == EventUserBanned {
+		p.Data.Reason, _ = e.After["reason"].(string)
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		panic(fmt.Sprintf("encoding a webhook payload: %v", err)) // plain strings and numbers only
+	}
+	return b
+}
+
+// WebhookRetryWindow is how long a delivery's attempts go on after its
+// round began (the event, or a redelivery) unless configured otherwise.
+const WebhookRetryWindow = 24 * time.Hour
+
+// WebhookBackoff schedules the attempts of a delivery.
+type WebhookBackoff struct {
+	// Base is the least wait between attempts. Default 5s.
+	Base time.Duration
+	// Max is the longest wait. Default 4h.
+	Max time.Duration
+	// Window is how long after its round began a delivery is retried
+	// before it fails. Default WebhookRetryWindow.
+	Window time.Duration
+}
+
+func (b WebhookBackoff) withDefaults() WebhookBackoff {
+	if b.Base <= 0 {
+		b.Base = 5 * time.Second
+	}
+	if b.Max <= 0 {
+		b.Max = 4 * time.Hour
+	}
+	if b.Window <= 0 {
+		b.Window = WebhookRetryWindow
+	}
+	return b
+}
+
+// Next returns when the attempt after a failed one at now should be made,
+// for a round that began at from; ok is false when the round's window is
+// over, so the delivery fails. The wait is as long as the round has lasted
+// (so the waits double: Base, Base, 2 Base, 4 Base, …), at least Base and
+// at most Max, with ±20% jitter so that endpoints that failed together are
+// not retried together.
+func (b WebhookBackoff) Next(from, now time.Time) (time.Time, bool) {
+	b = b.withDefaults()
+	wait := min(max(now.Sub(from), b.Base), b.Max)
+	wait = time.Duration(float64(wait) * (0.8 + 0.4*rand.Float64()))
+	next := now.Add(wait)
+	if next.Sub(from) > b.Window {
+		return time.Time{}, false
+	}
+	return next, true
+}

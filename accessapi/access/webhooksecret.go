@@ -1,0 +1,80 @@
+package access
+
+import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/hkdf"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+)
+
+// Webhook secrets are Standard Webhooks secrets: "whsec_" and the base64
+// of 32 random bytes, which are the HMAC-SHA256 key. The server must keep
+// them to sign, so they are stored sealed with AES-256-GCM under the
+// webhook key, a key derived from the file key with HKDF (as the license
+// code key is): a copy of the store alone does not reveal them.
+
+// WebhookSecretPrefix starts every webhook secret.
+const WebhookSecretPrefix = "whsec_"
+
+// NewWebhookSecret returns a new signing secret.
+func NewWebhookSecret() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return WebhookSecretPrefix + base64.StdEncoding.EncodeToString(b)
+}
+
+// WebhookKey is the key webhook secrets are sealed under, derived from the
+// file key; all zeros without one (as weak as storing them plain, for
+// tests). Every instance on one store derives the same key.
+func WebhookKey(fileKey []byte) []byte {
+	if fileKey == nil {
+		return make([]byte, 32)
+	}
+	key, err := hkdf.Key(sha256.New, fileKey, nil, "app-access webhook secrets v1", 32)
+	if err != nil {
+		panic(fmt.Sprintf("deriving the webhook key: %v", err)) // only for lengths HKDF cannot give
+	}
+	return key
+}
+
+// SealWebhookSecret encrypts an endpoint's secret under key: a 12-byte
+// random nonce, then the sealed secret, with the endpoint's ID
+// authenticated so a sealed secret cannot be moved to another endpoint.
+func SealWebhookSecret(key []byte, webhookID, secret string) ([]byte, error) {
+	aead, err := webhookAEAD(key)
+	if err != nil {
+		return nil, err
+	}
+	nonce := make([]byte, aead.NonceSize())
+	_, _ = rand.Read(nonce)
+	return aead.Seal(nonce, nonce, []byte(secret), []byte(webhookID)), nil
+}
+
+// OpenWebhookSecret returns the secret SealWebhookSecret sealed.
+func OpenWebhookSecret(key []byte, w *Webhook) (string, error) {
+	aead, err := webhookAEAD(key)
+	if err != nil {
+		return "", err
+	}
+	n := aead.NonceSize()
+	if len(w.SealedSecret) < n {
+		return "", errors.New("the sealed webhook secret is too short")
+	}
+	plain, err := aead.Open(nil, w.SealedSecret[:n], w.SealedSecret[n:], []byte(w.ID))
+	if err != nil {
+		return "", fmt.Errorf("opening the secret of webhook %s (another file key?): %w", w.ID, err)
+	}
+	return string(plain), nil
+}
+
+func webhookAEAD(key []byte) (cipher.AEAD, error) {
+	block, err := aes.NewCipher(key)
+	if err != nil {
+		return nil, fmt.Errorf("webhook key: %w", err)
+	}
+	return cipher.NewGCM(block)
+}
