@@ -160,6 +160,7 @@ type Store interface {
 	AuditStore
 	AdminStore
 	SellerKeyStore
+	SigningKeyStore
 	UserStateStore
 	ChangeFeed
 }

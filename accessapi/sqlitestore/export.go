@@ -348,7 +348,7 @@ func (im *sqliteImport) write(ctx context.Context, r *access.Record) error {
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, f.ID, f.AppID, f.Name, f.MimeType, boolInt(f.IsEncrypted), f.Size, f.SHA256, ms(f.CreatedAt))
 	case access.RecordApp:
 		a := r.App
-		return im.exec(ctx, `INSERT INTO apps (`+appColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, appArgs(a)...)
+		return im.exec(ctx, `INSERT INTO apps (`+appColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, appArgs(a)...)
 	}
 	return fmt.Errorf("cannot import a %s record", r.Type)
 }

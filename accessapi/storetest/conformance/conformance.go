@@ -54,6 +54,8 @@ func Run(t *testing.T, newStore NewStore) {
 		{"ChangeFeed_SixteenConcurrentAppendsGetOneGapFreeSequence", testFeedRace},
 		{"ChangeFeed_PruningKeepsTheNewestSoTheSequenceGoesOn", testFeedPrune},
 		{"UserState_ReadsUserBanAndLedgerInOneCall", testUserState},
+		{"SigningKeys_TakenGenerationOrIDIsDuplicateRetireDeletes", testSigningKeys},
+		{"SigningKeys_SixteenConcurrentFirstKeysOneWinner", testSigningKeyRace},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStore(t)) })
