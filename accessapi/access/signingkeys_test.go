@@ -232,7 +232,10 @@ func TestIssueOfflineToken_BoundByTheSettingTheMembershipAndTheDevice(t *testing
 		t.Fatalf("token of a membership ending in 90 minutes is valid until %v (%+v)", time.Unix(c.ValidUntil, 0).UTC(), c)
 	}
 
-	wantCode(t, func() error { _, err := svc.IssueOfflineToken(ctx, plain, member(plain, "lapsed", access.Grant{})); return err }(),
+	wantCode(t, func() error {
+		_, err := svc.IssueOfflineToken(ctx, plain, member(plain, "lapsed", access.Grant{}))
+		return err
+	}(),
 		access.CodeMembershipInactive)
 	anon := newApp(access.AppSettings{AnonymousAccess: ptr(true)})
 	wantCode(t, func() error { _, err := svc.IssueOfflineToken(ctx, anon, access.Credentials{}); return err }(),
