@@ -61,6 +61,8 @@ func TestAuditLog_EveryManagementRouteIsRecordedWithItsPrincipal(t *testing.T) {
 		licenses  wire.IssuedLicenses
 		file      wire.FileInfo
 		key       wire.SellerKey
+		signing   wire.SigningKey
+		firstKey  string
 		user, del *access.UserView
 	)
 	// signUp makes the users the user routes act on, once the app exists.
@@ -133,6 +135,15 @@ func TestAuditLog_EveryManagementRouteIsRecordedWithItsPrincipal(t *testing.T) {
 			target: func() string { return key.ID }, after: `"scopes":"licenses:create"`},
 		{route: "DELETE /apps/{app}/keys/{key}", path: func() string { return "/apps/" + app.ID + "/keys/" + key.ID }, status: 204,
 			action: "seller_key.revoked", target: func() string { return key.ID }},
+		{route: "POST /apps/{app}/signing_keys", path: appPath("/signing_keys"), status: 201,
+			keep: func(raw []byte) {
+				must(t, json.Unmarshal(raw, &signing))
+				keys, err := s.svc.SigningKeys(ctx, app.ID)
+				must(t, err)
+				firstKey = keys[0].ID
+			}, action: "app.signing_key_rotated", target: func() string { return signing.ID }, after: `"generation":2`},
+		{route: "DELETE /apps/{app}/signing_keys/{kid}", path: func() string { return "/apps/" + app.ID + "/signing_keys/" + firstKey }, status: 204,
+			action: "app.signing_key_retired", target: func() string { return firstKey }, before: `"generation":1`},
 		{route: "DELETE /apps/{app}", path: func() string { return "/apps/" + spare.ID }, status: 204,
 			action: "app.deleted", appID: func() string { return spare.ID }, target: func() string { return spare.ID }, after: ""},
 	} {
@@ -178,7 +189,8 @@ func TestAuditLog_EveryManagementRouteIsRecordedWithItsPrincipal(t *testing.T) {
 			"DELETE /apps/{app}/licenses/{license}", "POST /apps/{app}/users/{user}/ban", "POST /apps/{app}/users/{user}/unban",
 			"DELETE /apps/{app}/users/{user}/devices", "DELETE /apps/{app}/users/{user}/sessions", "POST /apps/{app}/users/{user}/grant",
 			"POST /apps/{app}/users/{user}/password", "DELETE /apps/{app}/users/{user}", "PUT /apps/{app}/variables/{name}",
-			"DELETE /apps/{app}/variables/{name}", "POST /apps/{app}/files", "DELETE /apps/{app}/files/{file}", "DELETE /apps/{app}"} {
+			"DELETE /apps/{app}/variables/{name}", "POST /apps/{app}/files", "DELETE /apps/{app}/files/{file}", "DELETE /apps/{app}",
+			"POST /apps/{app}/signing_keys", "DELETE /apps/{app}/signing_keys/{kid}"} {
 			tested[r] = true
 		}
 		for _, p := range adminapi.RoutePatterns() {

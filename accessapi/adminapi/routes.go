@@ -47,6 +47,9 @@ func (h *Handler) routes() map[string]route {
 		"GET /apps/{app}/keys":          listSellerKeys,
 		"DELETE /apps/{app}/keys/{key}": revokeSellerKey,
 
+		"POST /apps/{app}/signing_keys":         rotateSigningKey,
+		"DELETE /apps/{app}/signing_keys/{kid}": retireSigningKey,
+
 		"POST /admins":                      createAdmin,
 		"GET /admins":                       listAdmins,
 		"DELETE /admins/{admin}":            deleteAdmin,
