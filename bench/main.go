@@ -206,7 +206,8 @@ func run(o options) error {
 		}
 	}
 	appH := func(a appCreds, kv ...string) map[string]string {
-		h := map[string]string{"x-api-key": a.Key, "x-api-secret": a.Secret}
+		// A fixed nonce: the server signs and echoes it like a fresh one.
+		h := map[string]string{"x-api-key": a.Key, "x-api-secret": a.Secret, "X-App-Access-Nonce": "bench-nonce-0001"}
 		for i := 0; i+1 < len(kv); i += 2 {
 			h[kv[i]] = kv[i+1]
 		}
