@@ -100,6 +100,7 @@ func vectorLines(t *testing.T) []string {
 	}
 	sum := sha256.Sum256([]byte(vectorBody))
 	input := access.ResponseSigningInput("GET", "/app_context?lang=en", 200, "bm9uY2UtMDAx", vectorIssued.Unix(), access.SigningKeyID(vectorPublic), sum[:])
+	leaf := access.LeafHash(input) // a batch of one: the leaf is the root
 	return []string{
 		"seed (hex):             " + hex.EncodeToString(vectorSeed),
 		"public key (base64):    " + base64.StdEncoding.EncodeToString(vectorPublic),
@@ -107,7 +108,9 @@ func vectorLines(t *testing.T) []string {
 		"offline token:          " + token,
 		"response body:          " + vectorBody,
 		"response signing input: " + strings.ReplaceAll(string(input), "\n", `\n`),
-		"response signature:     " + base64.StdEncoding.EncodeToString(ed25519.Sign(vectorKey, input)),
+		"leaf (hex):             " + hex.EncodeToString(leaf[:]),
+		"root message:           " + strings.ReplaceAll(string(access.RootMessage(leaf[:])), "\n", `\n`),
+		"response signature:     " + base64.StdEncoding.EncodeToString(ed25519.Sign(vectorKey, access.RootMessage(leaf[:]))),
 	}
 }
 

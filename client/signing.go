@@ -89,6 +89,8 @@ func newNonce() string {
 type signature struct {
 	keyID string
 	ts    int64
+	index int
+	proof []byte
 	sig   []byte
 }
 
@@ -98,7 +100,7 @@ func parseSignature(h string) (signature, error) {
 	if !ok || version != "v1" {
 		return s, errors.New("no v1 signature")
 	}
-	var tsSet bool
+	var tsSet, idxSet, proofSet bool
 	for _, part := range strings.Split(rest, "; ") {
 		k, v, _ := strings.Cut(part, "=")
 		switch k {
@@ -110,6 +112,18 @@ func parseSignature(h string) (signature, error) {
 				return s, errors.New("bad timestamp")
 			}
 			s.ts, tsSet = ts, true
+		case "idx":
+			idx, err := strconv.Atoi(v)
+			if err != nil || idx < 0 {
+				return s, errors.New("bad leaf index")
+			}
+			s.index, idxSet = idx, true
+		case "proof":
+			proof, err := base64.StdEncoding.DecodeString(v)
+			if err != nil || len(proof)%32 != 0 || len(proof) > 32*16 {
+				return s, errors.New("bad proof encoding")
+			}
+			s.proof, proofSet = proof, true
 		case "sig":
 			// Cut stops at the first "=": v keeps the padding.
 			sig, err := base64.StdEncoding.DecodeString(v)
@@ -119,7 +133,7 @@ func parseSignature(h string) (signature, error) {
 			s.sig = sig
 		}
 	}
-	if s.keyID == "" || !tsSet || s.sig == nil {
+	if s.keyID == "" || !tsSet || !idxSet || !proofSet || s.sig == nil {
 		return s, errors.New("incomplete signature header")
 	}
 	return s, nil
@@ -130,6 +144,39 @@ func signingInput(method, target string, status int, nonce string, ts int64, key
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "app-access-response-v1\n%s\n%s\n%d\n%s\n%d\n%s\n%s", method, target, status, nonce, ts, keyID, hex.EncodeToString(bodySHA256))
 	return b.Bytes()
+}
+
+// leafHash is the Merkle leaf of a signing input: SHA-256(0x00 || input).
+func leafHash(input []byte) []byte {
+	h := sha256.New()
+	h.Write([]byte{0})
+	h.Write(input)
+	return h.Sum(nil)
+}
+
+// merkleRoot climbs from a leaf to the root of its batch: at level i the
+// sibling proof[32i:32i+32] is on the right when bit i of index is 0.
+// Nodes are SHA-256(0x01 || left || right).
+func merkleRoot(leaf []byte, index int, proof []byte) ([]byte, bool) {
+	depth := len(proof) / 32
+	if index>>depth != 0 {
+		return nil, false
+	}
+	h := leaf
+	for i := range depth {
+		sib := proof[32*i : 32*i+32]
+		n := sha256.New()
+		n.Write([]byte{1})
+		if index>>i&1 == 0 {
+			n.Write(h)
+			n.Write(sib)
+		} else {
+			n.Write(sib)
+			n.Write(h)
+		}
+		h = n.Sum(nil)
+	}
+	return h, true
 }
 
 // check verifies an answer's headers and the SHA-256 of its body against
@@ -150,8 +197,8 @@ func (v *verifier) check(req *http.Request, res *http.Response, nonce string, bo
 	if got := res.Header.Get(headerNonce); got != nonce {
 		return fmt.Errorf("%w: the answer is for another request (nonce)", ErrBadSignature)
 	}
-	msg := signingInput(req.Method, req.URL.RequestURI(), res.StatusCode, nonce, s.ts, s.keyID, bodySHA256)
-	if !ed25519.Verify(key, msg, s.sig) {
+	root, ok := merkleRoot(leafHash(signingInput(req.Method, req.URL.RequestURI(), res.StatusCode, nonce, s.ts, s.keyID, bodySHA256)), s.index, s.proof)
+	if !ok || !ed25519.Verify(key, []byte("app-access-responses-v1\n"+hex.EncodeToString(root)), s.sig) {
 		return fmt.Errorf("%w: the signature does not match the answer", ErrBadSignature)
 	}
 	now := v.now()

@@ -196,3 +196,26 @@ func TestSignedAnswers_TamperedReplayedStaleOrWronglyKeyedAnswersAreRejected(t *
 		}
 	})
 }
+
+// TestSignedAnswers_ConcurrentCallsVerifyInBatches: answers signed
+// together (one signature over a Merkle root) each verify with their proof.
+func TestSignedAnswers_ConcurrentCallsVerifyInBatches(t *testing.T) {
+	anonymous := true
+	appID, key, secret := exampleApp(access.AppSettings{AnonymousAccess: &anonymous})
+	c, err := client.New(server.URL, key, secret, client.WithSigningKeys(publicKeys(t, appID)...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 32 {
+		wg.Go(func() {
+			for range 10 {
+				if _, err := c.AppContext(context.Background(), client.Anonymous); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}

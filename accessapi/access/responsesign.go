@@ -14,9 +14,10 @@ import (
 // application carries an Ed25519 signature by the application's active key
 // (docs/api.md, "Signed responses"):
 //
-//	App-Access-Signature: v1; kid=<key id>; ts=<unix seconds>; sig=<base64>
+//	App-Access-Signature: v1; kid=<key id>; ts=<unix seconds>; idx=<leaf>; proof=<base64>; sig=<base64>
 //
-// over the bytes of ResponseSigningInput.
+// over the root of a Merkle tree whose leaf is ResponseSigningInput's
+// bytes (batchsign.go): one leaf, and so no proof, unless answers wait.
 
 // ResponseSignatureVersion is the version tag of the signature header and
 // of the signed bytes.
@@ -31,6 +32,11 @@ type Signer struct {
 	KeyID string
 	AppID string
 	key   ed25519.PrivateKey
+	batch batcher
+}
+
+func newSigner(appID, keyID string, key ed25519.PrivateKey) *Signer {
+	return &Signer{KeyID: keyID, AppID: appID, key: key, batch: batcher{key: key}}
 }
 
 // ValidNonce reports whether a client's nonce is one the server echoes:
@@ -74,12 +80,16 @@ func ResponseSigningInput(method, target string, status int, nonce string, ts in
 // SignResponse returns the App-Access-Signature header value of a response.
 func (sg *Signer) SignResponse(method, target string, status int, nonce string, at time.Time, bodySHA256 []byte) string {
 	ts := at.Unix()
-	sig := ed25519.Sign(sg.key, ResponseSigningInput(method, target, status, nonce, ts, sg.KeyID, bodySHA256))
-	b := make([]byte, 0, 140)
+	sig, index, proof := sg.batch.sign(LeafHash(ResponseSigningInput(method, target, status, nonce, ts, sg.KeyID, bodySHA256)))
+	b := make([]byte, 0, 150+len(proof)*4/3)
 	b = append(b, ResponseSignatureVersion+"; kid="...)
 	b = append(b, sg.KeyID...)
 	b = append(b, "; ts="...)
 	b = strconv.AppendInt(b, ts, 10)
+	b = append(b, "; idx="...)
+	b = strconv.AppendInt(b, int64(index), 10)
+	b = append(b, "; proof="...)
+	b = base64.StdEncoding.AppendEncode(b, proof)
 	b = append(b, "; sig="...)
 	b = base64.StdEncoding.AppendEncode(b, sig)
 	return string(b)

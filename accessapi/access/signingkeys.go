@@ -178,7 +178,7 @@ func (s *Service) ringOf(keys []SigningKey) (*keyRing, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &keyRing{keys: keys, signer: &Signer{KeyID: active.ID, AppID: active.AppID, key: priv}}, nil
+	return &keyRing{keys: keys, signer: newSigner(active.AppID, active.ID, priv)}, nil
 }
 
 // SigningKeys returns an application's published keys, oldest first; the
