@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"math/bits"
+	"runtime"
 	"sync"
 )
 
@@ -105,7 +106,10 @@ func (b *batcher) sign(leaf [32]byte) (sig []byte, index int, proof []byte) {
 		b.mu.Unlock()
 	}
 	// This request leads: it signs what waits (itself included), then
-	// hands the lead to the first that came meanwhile.
+	// hands the lead to the first that came meanwhile. It yields first, so
+	// that requests ready to run reach this point and join the batch; on
+	// an idle server nothing else runs and it goes on at once.
+	runtime.Gosched()
 	b.mu.Lock()
 	n := min(len(b.pending), maxBatch)
 	batch := b.pending[:n:n]
