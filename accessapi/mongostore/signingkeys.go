@@ -40,11 +40,15 @@ func (s *Store) SigningKeys(ctx context.Context, appID string) ([]access.Signing
 		return nil, err
 	}
 	out := make([]access.SigningKey, 0, len(docs))
-	for _, d := range docs {
-		out = append(out, access.SigningKey{ID: d.ID, AppID: d.AppID, Generation: d.Generation, PublicKey: d.PublicKey,
-			SealedSeed: d.SealedSeed, CreatedAt: d.CreatedAt.UTC()})
+	for i := range docs {
+		out = append(out, *docs[i].key())
 	}
 	return out, nil
+}
+
+func (d *signingKeyDoc) key() *access.SigningKey {
+	return &access.SigningKey{ID: d.ID, AppID: d.AppID, Generation: d.Generation, PublicKey: d.PublicKey,
+		SealedSeed: d.SealedSeed, CreatedAt: d.CreatedAt.UTC()}
 }
 
 // DeleteSigningKey implements access.SigningKeyStore.
