@@ -72,7 +72,7 @@ type Record struct {
 	// SigningKey carries the seed sealed as the store holds it: it opens
 	// only under the same file key.
 	SigningKey *SigningKey `json:"signing_key,omitempty"`
-	End         *ExportEnd    `json:"end,omitempty"`
+	End        *ExportEnd  `json:"end,omitempty"`
 }
 
 // ExportHeader is an export's first line.
