@@ -259,3 +259,32 @@ func TestIssueOfflineToken_BoundByTheSettingTheMembershipAndTheDevice(t *testing
 		t.Fatalf("a lifetime under a minute: %v", err)
 	}
 }
+
+// TestSigningKeys_ARotationReachesAnotherInstanceThroughTheFeed: the other
+// instance, which cached the old key, signs with the new one within a
+// second, told by the change feed rather than by the staleness bound.
+func TestSigningKeys_ARotationReachesAnotherInstanceThroughTheFeed(t *testing.T) {
+	ctx := context.Background()
+	store := storetest.Default(t)
+	cfg := feedTestConfig()
+	cfg.Staleness = time.Hour // only the feed can evict within the test
+	a := startInstance(t, store, cfg, access.FeedConfig{})
+	b := startInstance(t, store, cfg, access.FeedConfig{})
+	app, err := a.svc.CreateApp(ctx, access.AppSettings{Name: ptr("fed")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := b.svc.ResponseSigner(ctx, app.APIKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := a.svc.RotateSigningKey(ctx, app.ID)
+	if err != nil || k.ID == old.KeyID {
+		t.Fatalf("rotated to %+v, %v", k, err)
+	}
+	took := waitFor(t, "the other instance signs with the new key", time.Second, func() bool {
+		s, err := b.svc.ResponseSigner(ctx, app.APIKey)
+		return err == nil && s.KeyID == k.ID
+	})
+	t.Logf("the rotation reached the other instance in %v", took)
+}
