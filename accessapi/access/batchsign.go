@@ -155,12 +155,13 @@ func (b *batcher) signBatch(batch []*signRequest) {
 	}
 	root := levels[depth][0]
 	sig := ed25519.Sign(b.key, RootMessage(root[:]))
+	proofs := make([]byte, 32*depth*len(batch)) // one allocation for the batch's proofs
 	for i, x := range batch {
 		x.sig, x.index = sig, i
 		if depth == 0 {
 			continue
 		}
-		x.proof = make([]byte, 0, 32*depth)
+		x.proof = proofs[32*depth*i : 32*depth*i : 32*depth*(i+1)]
 		for d, j := 0, i; d < depth; d, j = d+1, j/2 {
 			x.proof = append(x.proof, levels[d][j^1][:]...)
 		}

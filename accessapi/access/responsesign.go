@@ -3,10 +3,12 @@ package access
 import (
 	"context"
 	"crypto/ed25519"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -60,7 +62,26 @@ func ValidNonce(n string) bool {
 // timestamp in Unix seconds, the key id, and the lower-case hex SHA-256 of
 // the body bytes sent.
 func ResponseSigningInput(method, target string, status int, nonce string, ts int64, keyID string, bodySHA256 []byte) []byte {
-	b := make([]byte, 0, 64+len(method)+len(target)+len(nonce)+len(keyID)+2*len(bodySHA256))
+	return appendSigningInput(make([]byte, 0, 64+len(method)+len(target)+len(nonce)+len(keyID)+2*len(bodySHA256)),
+		method, target, status, nonce, ts, keyID, bodySHA256)
+}
+
+// inputBuffers hold the 0x00 prefix and signing input of a leaf.
+var inputBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+// responseLeaf is LeafHash(ResponseSigningInput(…)) without allocating.
+func responseLeaf(method, target string, status int, nonce string, ts int64, keyID string, bodySHA256 []byte) [32]byte {
+	bp := inputBuffers.Get().(*[]byte)
+	b := appendSigningInput(append((*bp)[:0], 0), method, target, status, nonce, ts, keyID, bodySHA256)
+	leaf := sha256.Sum256(b)
+	if cap(b) <= 4096 {
+		*bp = b
+		inputBuffers.Put(bp)
+	}
+	return leaf
+}
+
+func appendSigningInput(b []byte, method, target string, status int, nonce string, ts int64, keyID string, bodySHA256 []byte) []byte {
 	b = append(b, "app-access-response-"+ResponseSignatureVersion+"\n"...)
 	b = append(b, method...)
 	b = append(b, '\n')
@@ -80,7 +101,7 @@ func ResponseSigningInput(method, target string, status int, nonce string, ts in
 // SignResponse returns the App-Access-Signature header value of a response.
 func (sg *Signer) SignResponse(method, target string, status int, nonce string, at time.Time, bodySHA256 []byte) string {
 	ts := at.Unix()
-	sig, index, proof := sg.batch.sign(LeafHash(ResponseSigningInput(method, target, status, nonce, ts, sg.KeyID, bodySHA256)))
+	sig, index, proof := sg.batch.sign(responseLeaf(method, target, status, nonce, ts, sg.KeyID, bodySHA256))
 	b := make([]byte, 0, 150+len(proof)*4/3)
 	b = append(b, ResponseSignatureVersion+"; kid="...)
 	b = append(b, sg.KeyID...)
