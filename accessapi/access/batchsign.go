@@ -7,6 +7,7 @@ import (
 	"math/bits"
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // Batch signing: an Ed25519 signature costs about as much CPU as the rest
@@ -83,6 +84,14 @@ type batcher struct {
 	mu      sync.Mutex
 	busy    bool
 	pending []*signRequest
+	// signatures and answers count the work done, for Signer.Counts.
+	signatures, answers atomic.Uint64
+}
+
+// Counts returns how many signatures the signer made and how many answers
+// they covered: their ratio is the mean batch.
+func (sg *Signer) Counts() (signatures, answers uint64) {
+	return sg.batch.signatures.Load(), sg.batch.answers.Load()
 }
 
 var signRequests = sync.Pool{New: func() any { return &signRequest{wake: make(chan struct{}, 1)} }}
@@ -155,6 +164,8 @@ func (b *batcher) signBatch(batch []*signRequest) {
 	}
 	root := levels[depth][0]
 	sig := ed25519.Sign(b.key, RootMessage(root[:]))
+	b.signatures.Add(1)
+	b.answers.Add(uint64(len(batch)))
 	proofs := make([]byte, 32*depth*len(batch)) // one allocation for the batch's proofs
 	for i, x := range batch {
 		x.sig, x.index = sig, i
