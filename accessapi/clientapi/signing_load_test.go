@@ -20,7 +20,8 @@ func TestSignedAnswers_LoadIsSignedInBatches(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives load")
 	}
-	svc := access.NewService(storetest.SQLite(t), access.Config{})
+	// One signer for the whole run: the key ring stays cached.
+	svc := access.NewService(storetest.SQLite(t), access.Config{Staleness: time.Hour})
 	yes, name := true, "load"
 	app, err := svc.CreateApp(context.Background(), access.AppSettings{Name: &name, AnonymousAccess: &yes})
 	if err != nil {
@@ -29,6 +30,11 @@ func TestSignedAnswers_LoadIsSignedInBatches(t *testing.T) {
 	srv := httptest.NewServer(clientapi.NewHandler(svc, nil, nil))
 	defer srv.Close()
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	// The key ring is cached before the load (concurrent first requests
+	// would each open it).
+	if _, err := svc.ResponseSigner(context.Background(), app.APIKey); err != nil {
+		t.Fatal(err)
+	}
 	var wg sync.WaitGroup
 	var n int64
 	var mu sync.Mutex
