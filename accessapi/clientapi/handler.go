@@ -28,6 +28,8 @@ type Handler struct {
 	clientIP func(*http.Request) string
 	logger   *zap.Logger
 	router   *httpx.Router
+	// encodedApps caches the application part of GET /app_context.
+	encodedApps encodedApps
 }
 
 // endpoint serves one route for an authenticated application.
