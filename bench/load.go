@@ -16,6 +16,18 @@ type result struct {
 	errors   int
 	duration time.Duration
 	p50, p99 time.Duration
+	// serverCPU is the CPU time the server spent during the run (Linux;
+	// 0 elsewhere): divided by the requests, a cost that the other load
+	// on a shared machine does not move as it moves the rates.
+	serverCPU time.Duration
+}
+
+// cpuPerRequest is the server's CPU time per request, or 0 when unknown.
+func (r result) cpuPerRequest() time.Duration {
+	if r.requests == 0 {
+		return 0
+	}
+	return r.serverCPU / time.Duration(r.requests)
 }
 
 func (r result) rate() float64 { return float64(r.requests) / r.duration.Seconds() }

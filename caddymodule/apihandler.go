@@ -7,6 +7,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/appaccess/appaccess/accessapi/clientapi"
 	"github.com/appaccess/appaccess/accessapi/httpx"
 )
 
@@ -49,7 +50,7 @@ func (h *APIHandler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyht
 		countRequest("client", "", rec.outcome())
 		return nil
 	}
-	live.api.ServeHTTP(rec, r)
+	live.api.ServeHTTP(rec, withClientTarget(r))
 	countRequest("client", live.api.Pattern(r), rec.outcome())
 	return nil
 }
@@ -59,3 +60,17 @@ var (
 	_ caddy.Provisioner           = (*APIHandler)(nil)
 	_ caddyhttp.MiddlewareHandler = (*APIHandler)(nil)
 )
+
+// withClientTarget tells the client API the request target the client
+// sent, when a rewrite before this handler (handle_path) changed it:
+// answers are signed over what the client sent.
+func withClientTarget(r *http.Request) *http.Request {
+	if r.Header.Get(clientapi.HeaderAPIKey) == "" {
+		return r
+	}
+	orig, ok := r.Context().Value(caddyhttp.OriginalRequestCtxKey).(http.Request)
+	if !ok || orig.RequestURI == "" || orig.RequestURI == r.RequestURI {
+		return r
+	}
+	return r.WithContext(clientapi.WithRequestTarget(r.Context(), orig.RequestURI))
+}

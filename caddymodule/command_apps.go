@@ -2,6 +2,7 @@ package caddymodule
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -22,6 +23,7 @@ var appColumns = []column[wire.App]{
 	{"token_requires_hardware_id", func(a wire.App) string { return yesNo(a.TokenRequiresHardwareID) }},
 	{"max_sessions", func(a wire.App) string { return number(a.MaxSessions) }},
 	{"created_at", func(a wire.App) string { return a.CreatedAt }},
+	{"offline_token_ttl", func(a wire.App) string { return text(a.OfflineTokenTTL) }},
 }
 
 // appShowColumns are apps show's: the settings, then the counts.
@@ -37,7 +39,48 @@ var appShowColumns = append(appColumns[:len(appColumns):len(appColumns)], []colu
 	{"active_members", func(a wire.App) string {
 		return count(a.Counts, func(c wire.AppCounts) int64 { return c.ActiveMembers })
 	}},
+	{"signing_keys", func(a wire.App) string { return signingKeysText(a.SigningKeys) }},
 }...)
+
+// signingKeysText shows an application's published signing keys on one
+// line: id, algorithm and public key of each, the active one marked.
+func signingKeysText(keys []wire.SigningKey) string {
+	if len(keys) == 0 {
+		return "-"
+	}
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k.ID + " " + k.Algorithm + " " + k.PublicKey
+		if k.Active {
+			parts[i] += " (active)"
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+var signingKeyColumns = []column[wire.SigningKey]{
+	{"id", func(k wire.SigningKey) string { return k.ID }},
+	{"algorithm", func(k wire.SigningKey) string { return k.Algorithm }},
+	{"public_key", func(k wire.SigningKey) string { return k.PublicKey }},
+	{"created_at", func(k wire.SigningKey) string { return k.CreatedAt }},
+	{"active", func(k wire.SigningKey) string { return yesNo(k.Active) }},
+}
+
+// signingKeysCommand is apps signing-keys: rotate and retire.
+func (c *cli) signingKeysCommand() *cobra.Command {
+	keys := &cobra.Command{Use: "signing-keys", Short: "The keys an application's answers and offline tokens are signed with"}
+	keys.AddCommand(
+		showCommand(c, &cobra.Command{Use: "rotate APP_ID", Short: "Make a new active signing key (the old ones stay published)", Args: cobra.ExactArgs(1)},
+			signingKeyColumns, func(cmd *cobra.Command, cl *adminclient.Client, args []string) (*wire.SigningKey, error) {
+				return cl.RotateSigningKey(cmd.Context(), args[0])
+			}),
+		doneCommand(c, &cobra.Command{Use: "retire APP_ID KEY_ID", Short: "Stop publishing a signing key that is not the active one", Args: cobra.ExactArgs(2)},
+			func(cmd *cobra.Command, cl *adminclient.Client, args []string) error {
+				return cl.RetireSigningKey(cmd.Context(), args[0], args[1])
+			}),
+	)
+	return keys
+}
 
 // count is one of an application's counts, or "-" where none were sent.
 func count(c *wire.AppCounts, pick func(wire.AppCounts) int64) string {
@@ -57,7 +100,7 @@ var secretColumns = []column[wire.SecretRotation]{
 // appSettingsFlags are the flags of apps create and update; only the ones
 // given are sent.
 type appSettingsFlags struct {
-	name, sessionTTL                         string
+	name, sessionTTL, offlineTokenTTL        string
 	deviceAuth, anonymousAccess, tokenDevice bool
 	maxDevices, minPassword, maxSessions     int
 }
@@ -72,6 +115,7 @@ func (f *appSettingsFlags) add(cmd *cobra.Command) *cobra.Command {
 	fl.StringVar(&f.sessionTTL, "session-ttl", "24h", "session lifetime")
 	fl.IntVar(&f.maxSessions, "max-sessions", 10, "open sessions per user (the oldest ends)")
 	fl.BoolVar(&f.tokenDevice, "token-requires-hardware-id", false, "with device auth, require x-hardware-id on token requests")
+	fl.StringVar(&f.offlineTokenTTL, "offline-token-ttl", "72h", "offline license token lifetime (never past the membership)")
 	return cmd
 }
 
@@ -86,6 +130,7 @@ func (f *appSettingsFlags) settings(cmd *cobra.Command) wire.AppSettings {
 		SessionTTL:              ifGiven(given("session-ttl"), &f.sessionTTL),
 		TokenRequiresHardwareID: ifGiven(given("token-requires-hardware-id"), &f.tokenDevice),
 		MaxSessions:             ifGiven(given("max-sessions"), &f.maxSessions),
+		OfflineTokenTTL:         ifGiven(given("offline-token-ttl"), &f.offlineTokenTTL),
 	}
 }
 
@@ -151,6 +196,7 @@ func (c *cli) appsCommand() *cobra.Command {
 			secretColumns, func(cmd *cobra.Command, cl *adminclient.Client, args []string) (*wire.SecretRotation, error) {
 				return cl.RotateSecret(cmd.Context(), args[0])
 			}),
+		c.signingKeysCommand(),
 	)
 	return apps
 }

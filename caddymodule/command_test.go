@@ -162,6 +162,21 @@ func TestCommand_EverySubcommandAndOutputFormat(t *testing.T) {
 	if out := cli("apps", "rotate-secret", id); !strings.HasPrefix(out, "api_secret") {
 		t.Fatalf("apps rotate-secret:\n%s", out)
 	}
+	first := cli("apps", "show", id, "--json")
+	var shown wire.App
+	if err := json.Unmarshal([]byte(first), &shown); err != nil || len(shown.SigningKeys) != 1 {
+		t.Fatalf("apps show --json: signing keys %+v, %v", shown.SigningKeys, err)
+	}
+	rotated := cli("apps", "signing-keys", "rotate", id)
+	if !regexpLine(rotated, "active", "true") || !regexpLine(rotated, "algorithm", "Ed25519") {
+		t.Fatalf("apps signing-keys rotate:\n%s", rotated)
+	}
+	if out := cli("apps", "show", id); !strings.Contains(out, shown.SigningKeys[0].ID) || !strings.Contains(out, firstField(rotated)+" Ed25519") {
+		t.Fatalf("apps show lists both keys:\n%s", out)
+	}
+	if out := cli("apps", "signing-keys", "retire", id, shown.SigningKeys[0].ID); out != "done\n" {
+		t.Fatalf("apps signing-keys retire: %q", out)
+	}
 
 	rows, err := csv.NewReader(strings.NewReader(cli("licenses", "create", "--app", id, "--count", "2", "--minutes", "60", "--note", "shop", "--csv"))).ReadAll()
 	if err != nil || len(rows) != 3 || strings.Join(rows[0], ",") != "code,minutes,lifetime,note" || rows[1][1] != "60" || rows[1][2] != "false" || rows[1][3] != "shop" {

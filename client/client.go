@@ -16,6 +16,7 @@ package client
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -39,6 +40,8 @@ type Client struct {
 	http       *http.Client
 	timeout    time.Duration
 	userAgent  string
+	// verifier, when set, checks every answer's signature.
+	verifier *verifier
 }
 
 // Option configures a Client.
@@ -129,12 +132,22 @@ func (c *Client) do(ctx context.Context, r request, out any) (*http.Response, er
 	if r.auth != nil {
 		r.auth.apply(req.Header, c.hardwareID)
 	}
+	nonce := ""
+	if c.verifier != nil {
+		nonce = newNonce()
+		req.Header.Set(headerNonce, nonce)
+	}
 	res, err := c.http.Do(req)
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return nil, fmt.Errorf("client: %s %s: %w", r.method, r.path, ctxErr)
 		}
 		return nil, fmt.Errorf("client: %s %s: %w", r.method, r.path, err)
+	}
+	if c.verifier != nil {
+		if err := c.verify(req, res, nonce, r.stream); err != nil {
+			return nil, fmt.Errorf("client: %s %s: %w", r.method, r.path, err)
+		}
 	}
 	if res.StatusCode >= 400 {
 		defer res.Body.Close()
@@ -152,6 +165,31 @@ func (c *Client) do(ctx context.Context, r request, out any) (*http.Response, er
 		return nil, fmt.Errorf("client: %s %s: decoding the answer: %w", r.method, r.path, err)
 	}
 	return res, nil
+}
+
+// maxVerifiedAnswer bounds an answer (but a download) read to be verified.
+const maxVerifiedAnswer = 16 << 20
+
+// verify checks a signed answer. A streamed body (a download) is checked
+// as it ends: its reader fails with ErrBadSignature instead of io.EOF.
+// Any other body is read here and checked before it is decoded.
+func (c *Client) verify(req *http.Request, res *http.Response, nonce string, stream bool) error {
+	if stream && res.StatusCode < 400 {
+		res.Body = &verifiedBody{body: res.Body, hash: sha256.New(),
+			check: func(sum []byte) error { return c.verifier.check(req, res, nonce, sum) }}
+		return nil
+	}
+	raw, err := io.ReadAll(io.LimitReader(res.Body, maxVerifiedAnswer))
+	_ = res.Body.Close()
+	if err != nil {
+		return fmt.Errorf("reading the answer: %w", err)
+	}
+	sum := sha256.Sum256(raw)
+	if err := c.verifier.check(req, res, nonce, sum[:]); err != nil {
+		return err
+	}
+	res.Body = io.NopCloser(bytes.NewReader(raw))
+	return nil
 }
 
 // SignUp creates a user with a username and password (POST /sign_up). The

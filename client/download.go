@@ -71,6 +71,13 @@ func (c *Client) Download(ctx context.Context, auth Auth, fileID, path string) (
 		return 0, fmt.Errorf("client: download: %w", err)
 	}
 	if _, err := io.Copy(f, res.Body); err != nil {
+		if errors.Is(err, ErrBadSignature) {
+			// The bytes are not the ones the server signed: drop them.
+			_ = f.Close()
+			_ = os.Remove(part)
+			_ = os.Remove(tagPath)
+			return 0, fmt.Errorf("client: download of %s: %w", fileID, err)
+		}
 		// What arrived stays in the partial file for the next call.
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			err = ctxErr

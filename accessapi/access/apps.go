@@ -25,6 +25,8 @@ type AppSettings struct {
 	MaxSessions *int
 	// Throttle replaces the application's throttling overrides.
 	Throttle *ThrottlePolicy
+	// OfflineTokenTTL: see App.OfflineTokenTTL.
+	OfflineTokenTTL *time.Duration
 }
 
 // Setting limits.
@@ -88,6 +90,12 @@ func (st AppSettings) applyTo(app *App) *Error {
 		}
 		app.SessionTTL = *st.SessionTTL
 	}
+	if st.OfflineTokenTTL != nil {
+		if *st.OfflineTokenTTL < MinOfflineTokenTTL || *st.OfflineTokenTTL > MaxOfflineTokenTTL {
+			fields = append(fields, FieldError{"offline_token_ttl", "must be between 1m and 8784h"})
+		}
+		app.OfflineTokenTTL = *st.OfflineTokenTTL
+	}
 	if len(fields) > 0 {
 		return Invalid(fields...)
 	}
@@ -115,6 +123,7 @@ func (s *Service) CreateApp(ctx context.Context, st AppSettings) (*NewApp, error
 	if err := s.store.InsertApp(ctx, &app); err != nil {
 		return nil, wrapStore(err, "creating application")
 	}
+	s.createFirstSigningKey(ctx, app.ID)
 	s.emit(ctx, Event{Kind: EventAppCreated, AppID: app.ID, APIKey: app.APIKey, After: appSettingsOf(&app)})
 	return &NewApp{App: app, APISecret: secret}, nil
 }

@@ -107,6 +107,7 @@ var auditedKinds = map[EventKind]bool{
 	EventContentChanged: true, EventLicensesCreated: true, EventLicenseDeleted: true,
 	EventLoginThrottled: true, EventSellerKeyCreated: true, EventSellerKeyRevoked: true,
 	EventWebhookCreated: true, EventWebhookChanged: true, EventWebhookDeleted: true, EventWebhookRedelivered: true,
+	EventSigningKeyRotated: true, EventSigningKeyRetired: true,
 }
 
 // NewAuditListener returns the listener that writes the audit log to
@@ -169,6 +170,7 @@ func appSettingsOf(app *App) map[string]any {
 		"max_devices": app.MaxDevices, "min_password_length": app.MinPasswordLength,
 		"session_ttl": app.SessionTTL.String(), "token_requires_hardware_id": app.TokenRequiresHardwareID,
 		"max_sessions": app.MaxSessions, "throttle": throttleOf(app.Throttle),
+		"offline_token_ttl": offlineTokenTTL(app).String(),
 	}
 }
 

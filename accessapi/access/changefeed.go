@@ -69,6 +69,8 @@ var feedKinds = map[EventKind]bool{
 	EventSecretRotated:     true,
 	EventAppDeleted:        true,
 	EventContentChanged:    true,
+	EventSigningKeyRotated: true,
+	EventSigningKeyRetired: true,
 }
 
 // InvalidatesCaches reports whether events of kind k can alter a cached

@@ -21,8 +21,11 @@ type App struct {
 	MaxSessions int
 	// Throttle overrides the configured throttling thresholds for this
 	// application; zero fields keep the configured ones.
-	Throttle  ThrottlePolicy
-	CreatedAt time.Time
+	Throttle ThrottlePolicy
+	// OfflineTokenTTL is how long an offline license token is valid; 0
+	// means DefaultOfflineTokenTTL.
+	OfflineTokenTTL time.Duration
+	CreatedAt       time.Time
 }
 
 // User is an end user of one application. PasswordHash is empty for users

@@ -26,6 +26,12 @@ const (
 	EventAppChanged        EventKind = "app.changed" // settings
 	EventSecretRotated     EventKind = "app.secret_rotated"
 	EventAppDeleted        EventKind = "app.deleted"
+	// EventSigningKeyRotated: an application has a new active signing key
+	// (Target is its id).
+	EventSigningKeyRotated EventKind = "app.signing_key_rotated"
+	// EventSigningKeyRetired: one of an application's signing keys is no
+	// longer published (Target is its id).
+	EventSigningKeyRetired EventKind = "app.signing_key_retired"
 	EventContentChanged    EventKind = "app.content_changed" // a variable or file
 	EventLicensesCreated   EventKind = "licenses.created"
 	EventLicenseDeleted    EventKind = "license.deleted"
@@ -112,6 +118,9 @@ func (s *Service) Invalidate(e Event) {
 	case EventAppChanged, EventSecretRotated, EventAppDeleted:
 		s.apps.remove(e.APIKey)
 		s.content.remove(e.AppID)
+		s.signingKeys.remove(e.AppID)
+	case EventSigningKeyRotated, EventSigningKeyRetired:
+		s.signingKeys.remove(e.AppID)
 	case EventContentChanged:
 		s.content.remove(e.AppID)
 	}

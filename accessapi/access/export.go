@@ -39,6 +39,7 @@ const (
 	RecordVariable    RecordType = "variable"
 	RecordFileChunk   RecordType = "file_chunk"
 	RecordFile        RecordType = "file"
+	RecordSigningKey  RecordType = "signing_key"
 	RecordApp         RecordType = "app"
 	RecordEnd         RecordType = "end"
 )
@@ -46,7 +47,7 @@ const (
 // ExportOrder lists the stored record types in export order (file chunks
 // are emitted before each file, not listed by stores).
 var ExportOrder = []RecordType{RecordAccount, RecordUser, RecordDeletedUser, RecordBan, RecordLastLogin, RecordActivation,
-	RecordDevice, RecordSession, RecordLicense, RecordLicenseUse, RecordVariable, RecordFile, RecordApp}
+	RecordDevice, RecordSession, RecordLicense, RecordLicenseUse, RecordVariable, RecordFile, RecordSigningKey, RecordApp}
 
 // Record is one line of an export: its type and the one field that type
 // carries. Secrets and codes are the hashes the store holds.
@@ -68,7 +69,10 @@ type Record struct {
 	Variable    *Variable     `json:"variable,omitempty"`
 	FileChunk   *FileChunk    `json:"file_chunk,omitempty"`
 	File        *File         `json:"file,omitempty"`
-	End         *ExportEnd    `json:"end,omitempty"`
+	// SigningKey carries the seed sealed as the store holds it: it opens
+	// only under the same file key.
+	SigningKey *SigningKey `json:"signing_key,omitempty"`
+	End        *ExportEnd  `json:"end,omitempty"`
 }
 
 // ExportHeader is an export's first line.

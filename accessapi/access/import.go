@@ -82,6 +82,7 @@ func (s *Service) forgetAll() {
 	s.uses.removeIf(func(*LicenseUse) bool { return true })
 	s.devices.removeIf(func(string) bool { return true })
 	s.content.removeIf(func(*AppContent) bool { return true })
+	s.signingKeys.removeIf(func(*keyRing) bool { return true })
 }
 
 // maxImportLine bounds one line of an import (a file chunk is 64 KiB,
@@ -249,6 +250,9 @@ func (d *importReader) check(r *Record) error {
 		ok = r.LicenseUse != nil && r.LicenseUse.LicenseID != "" && r.LicenseUse.UserID != ""
 	case RecordVariable:
 		ok = r.Variable != nil && r.Variable.AppID != "" && r.Variable.Name != ""
+	case RecordSigningKey:
+		k := r.SigningKey
+		ok = k != nil && k.ID != "" && k.AppID != "" && k.Generation > 0 && len(k.PublicKey) == 32 && len(k.SealedSeed) > 0
 	default:
 		return fmt.Errorf("unknown record type %q", r.Type)
 	}

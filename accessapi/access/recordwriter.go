@@ -83,6 +83,8 @@ func (w *RecordWriter) Write(ctx context.Context, r *Record) error {
 			return err
 		}
 		return s.InsertFile(ctx, r.File)
+	case RecordSigningKey:
+		return s.InsertSigningKey(ctx, r.SigningKey)
 	case RecordApp:
 		return s.InsertApp(ctx, r.App)
 	}

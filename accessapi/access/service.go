@@ -37,7 +37,8 @@ type Config struct {
 	// slots; more are refused at once with 503. Default 8 × HashConcurrency.
 	HashQueue int
 	// FileKey encrypts files marked encrypted (AES-256-GCM); nil disables
-	// encrypted uploads.
+	// encrypted uploads. A key derived from it seals the applications'
+	// signing keys (all zeros without it: for tests only).
 	FileKey []byte
 	// CodeKey is the key license codes are hashed under (HMAC-SHA256).
 	// Every instance on one store must share it, and a code hashed under
@@ -73,12 +74,15 @@ type Service struct {
 	uses     *expiringCache[string, *LicenseUse] // by license ID; a use never changes
 	devices  *expiringCache[string, string]      // user ID, by user ID + hardware ID
 	content  *expiringCache[string, *AppContent] // by app ID
+	// signingKeys are the applications' key rings, by app ID.
+	signingKeys *expiringCache[string, *keyRing]
 	// trust is how long the change feed vouches for cached entries.
 	trust *cacheTrust
 
 	credKey   []byte
 	fileKey   []byte
 	codeKey   []byte
+	signKey   []byte // seals signing-key seeds
 	listeners []EventListener
 	throttle  *throttler
 }
@@ -106,23 +110,25 @@ func NewService(store Store, cfg Config) *Service {
 	trust := new(cacheTrust)
 	byUser := func(x *Session) string { return x.UserID }
 	s := &Service{
-		store:     store,
-		hasher:    NewPasswordHasher(cfg.Argon2, cfg.HashConcurrency, cfg.HashQueue),
-		now:       now,
-		staleness: st,
-		apps:      newExpiringCache[string, *App](st, n, now).trusting(trust),
-		users:     newExpiringCache[string, *userState](st, n, now).trusting(trust),
-		sessions:  newExpiringCache[string, *Session](st, n, now).trusting(trust).ownedBy(byUser),
-		creds:     newExpiringCache[string, credential](cfg.CredentialCacheTTL, n, now).ownedBy(credential.owner),
-		uses:      newExpiringCache[string, *LicenseUse](time.Hour, n, now),
-		devices:   newExpiringCache[string, string](st, n, now).trusting(trust).ownedBy(func(userID string) string { return userID }),
-		content:   newExpiringCache[string, *AppContent](st, 4096, now).trusting(trust),
-		trust:     trust,
-		credKey:   key,
-		fileKey:   cfg.FileKey,
-		codeKey:   codeKeyOf(cfg),
-		listeners: cfg.Listeners,
-		throttle:  newThrottler(cfg.Throttle, store, n, now),
+		store:       store,
+		hasher:      NewPasswordHasher(cfg.Argon2, cfg.HashConcurrency, cfg.HashQueue),
+		now:         now,
+		staleness:   st,
+		apps:        newExpiringCache[string, *App](st, n, now).trusting(trust),
+		users:       newExpiringCache[string, *userState](st, n, now).trusting(trust),
+		sessions:    newExpiringCache[string, *Session](st, n, now).trusting(trust).ownedBy(byUser),
+		creds:       newExpiringCache[string, credential](cfg.CredentialCacheTTL, n, now).ownedBy(credential.owner),
+		uses:        newExpiringCache[string, *LicenseUse](time.Hour, n, now),
+		devices:     newExpiringCache[string, string](st, n, now).trusting(trust).ownedBy(func(userID string) string { return userID }),
+		content:     newExpiringCache[string, *AppContent](st, 4096, now).trusting(trust),
+		signingKeys: newExpiringCache[string, *keyRing](st, 4096, now).trusting(trust),
+		trust:       trust,
+		credKey:     key,
+		fileKey:     cfg.FileKey,
+		codeKey:     codeKeyOf(cfg),
+		signKey:     signingKeyKey(cfg.FileKey),
+		listeners:   cfg.Listeners,
+		throttle:    newThrottler(cfg.Throttle, store, n, now),
 	}
 	s.observeWith(cfg.Observer)
 	s.throttle.held = s.emit

@@ -177,6 +177,7 @@ type Store interface {
 	AdminStore
 	SellerKeyStore
 	WebhookStore
+	SigningKeyStore
 	UserStateStore
 	ChangeFeed
 }

@@ -20,6 +20,13 @@ func decodeSettings(w http.ResponseWriter, r *http.Request) (access.AppSettings,
 	st := access.AppSettings{Name: b.Name, DeviceAuth: b.DeviceAuth, AnonymousAccess: b.AnonymousAccess,
 		MaxDevices: b.MaxDevices, MinPasswordLength: b.MinPasswordLength, TokenRequiresHardwareID: b.TokenRequiresHardwareID,
 		MaxSessions: b.MaxSessions}
+	if b.OfflineTokenTTL != nil {
+		d, err := time.ParseDuration(*b.OfflineTokenTTL)
+		if err != nil {
+			return st, access.Invalid(access.FieldError{Field: "offline_token_ttl", Message: "must be a duration such as 72h or 90m"})
+		}
+		st.OfflineTokenTTL = &d
+	}
 	if b.SessionTTL != nil {
 		d, err := time.ParseDuration(*b.SessionTTL)
 		if err != nil {
@@ -91,9 +98,14 @@ func showApp(w http.ResponseWriter, r *http.Request, svc *access.Service) error 
 	if err != nil {
 		return err
 	}
+	keys, err := svc.SigningKeys(r.Context(), app.ID)
+	if err != nil {
+		return err
+	}
 	out := publicAppView(app)
 	out.Counts = &wire.AppCounts{Licenses: c.Licenses, LicensesUsed: c.LicensesUsed, LicensesUnused: c.LicensesUnused,
 		Users: c.Users, ActiveMembers: c.ActiveMembers}
+	out.SigningKeys = SigningKeyViews(keys)
 	httpx.WriteJSON(w, http.StatusOK, out)
 	return nil
 }

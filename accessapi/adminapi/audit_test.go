@@ -63,6 +63,8 @@ func TestAuditLog_EveryManagementRouteIsRecordedWithItsPrincipal(t *testing.T) {
 		key       wire.SellerKey
 		hook      wire.Webhook
 		delivery  string
+		signing   wire.SigningKey
+		firstKey  string
 		user, del *access.UserView
 	)
 	// signUp makes the users the user routes act on, once the app exists.
@@ -153,6 +155,15 @@ func TestAuditLog_EveryManagementRouteIsRecordedWithItsPrincipal(t *testing.T) {
 		}, status: 202, action: "webhook.redelivery_requested", target: func() string { return delivery }},
 		{route: "DELETE /apps/{app}/webhooks/{webhook}", path: func() string { return "/apps/" + app.ID + "/webhooks/" + hook.ID },
 			status: 204, action: "webhook.deleted", target: func() string { return hook.ID }, before: `"url":"https://example.com/hook"`},
+		{route: "POST /apps/{app}/signing_keys", path: appPath("/signing_keys"), status: 201,
+			keep: func(raw []byte) {
+				must(t, json.Unmarshal(raw, &signing))
+				keys, err := s.svc.SigningKeys(ctx, app.ID)
+				must(t, err)
+				firstKey = keys[0].ID
+			}, action: "app.signing_key_rotated", target: func() string { return signing.ID }, after: `"generation":2`},
+		{route: "DELETE /apps/{app}/signing_keys/{kid}", path: func() string { return "/apps/" + app.ID + "/signing_keys/" + firstKey }, status: 204,
+			action: "app.signing_key_retired", target: func() string { return firstKey }, before: `"generation":1`},
 		{route: "DELETE /apps/{app}", path: func() string { return "/apps/" + spare.ID }, status: 204,
 			action: "app.deleted", appID: func() string { return spare.ID }, target: func() string { return spare.ID }, after: ""},
 	} {
@@ -200,7 +211,8 @@ func TestAuditLog_EveryManagementRouteIsRecordedWithItsPrincipal(t *testing.T) {
 			"POST /apps/{app}/users/{user}/password", "DELETE /apps/{app}/users/{user}", "PUT /apps/{app}/variables/{name}",
 			"DELETE /apps/{app}/variables/{name}", "POST /apps/{app}/files", "DELETE /apps/{app}/files/{file}", "DELETE /apps/{app}",
 			"POST /apps/{app}/webhooks", "PATCH /apps/{app}/webhooks/{webhook}", "DELETE /apps/{app}/webhooks/{webhook}",
-			"POST /apps/{app}/webhooks/{webhook}/deliveries/{delivery}/redeliver"} {
+			"POST /apps/{app}/webhooks/{webhook}/deliveries/{delivery}/redeliver",
+			"POST /apps/{app}/signing_keys", "DELETE /apps/{app}/signing_keys/{kid}"} {
 			tested[r] = true
 		}
 		for _, p := range adminapi.RoutePatterns() {

@@ -2,6 +2,7 @@ package adminapi_test
 
 import (
 	"net/http"
+	"reflect"
 	"testing"
 
 	"github.com/appaccess/appaccess/accessapi/wire"
@@ -40,7 +41,10 @@ func TestAdminAPI_UnknownAndContradictoryFieldsAre422NamingTheField(t *testing.T
 	if got.Counts == nil || *got.Counts != (wire.AppCounts{}) {
 		t.Fatalf("counts of an empty app: %+v", got.Counts)
 	}
-	if got.Counts = nil; got != want {
+	if len(got.SigningKeys) != 1 || !got.SigningKeys[0].Active {
+		t.Fatalf("signing keys of a new app: %+v", got.SigningKeys)
+	}
+	if got.Counts, got.SigningKeys = nil, nil; !reflect.DeepEqual(got, want) {
 		t.Fatalf("app changed: %+v", got)
 	}
 	if apps := decode[wire.Page[wire.App]](s, http.StatusOK, "GET", "/apps", nil); len(apps.Items) != 1 {

@@ -56,6 +56,8 @@ func (h *Handler) routes() map[string]route {
 		"GET /apps/{app}/webhooks/{webhook}/deliveries":                       listDeliveries,
 		"GET /apps/{app}/webhooks/{webhook}/deliveries/{delivery}":            showDelivery,
 		"POST /apps/{app}/webhooks/{webhook}/deliveries/{delivery}/redeliver": redeliver,
+		"POST /apps/{app}/signing_keys":                                       rotateSigningKey,
+		"DELETE /apps/{app}/signing_keys/{kid}":                               retireSigningKey,
 
 		"POST /admins":                      createAdmin,
 		"GET /admins":                       listAdmins,

@@ -2,6 +2,7 @@ package adminapi
 
 import (
 	"cmp"
+	"encoding/base64"
 	"strings"
 	"time"
 
@@ -18,7 +19,23 @@ func appView(a *access.App, secret string) wire.App {
 		AnonymousAccess: a.AnonymousAccess, MaxDevices: a.MaxDevices, MinPasswordLength: a.MinPasswordLength,
 		SessionTTL: shortDuration(a.SessionTTL), TokenRequiresHardwareID: a.TokenRequiresHardwareID,
 		MaxSessions: cmp.Or(a.MaxSessions, access.DefaultMaxSessions), Throttle: throttleView(a.Throttle),
-		CreatedAt: httpx.RFC3339(a.CreatedAt)}
+		OfflineTokenTTL: shortDuration(cmp.Or(a.OfflineTokenTTL, access.DefaultOfflineTokenTTL)),
+		CreatedAt:       httpx.RFC3339(a.CreatedAt)}
+}
+
+// SigningKeyViews shows an application's published keys, oldest first;
+// the last is active.
+func SigningKeyViews(keys []access.SigningKey) []wire.SigningKey {
+	out := make([]wire.SigningKey, len(keys))
+	for i, k := range keys {
+		out[i] = signingKeyView(&k, i == len(keys)-1)
+	}
+	return out
+}
+
+func signingKeyView(k *access.SigningKey, active bool) wire.SigningKey {
+	return wire.SigningKey{ID: k.ID, Algorithm: access.SigningAlgorithm, PublicKey: base64.StdEncoding.EncodeToString(k.PublicKey),
+		CreatedAt: httpx.RFC3339(k.CreatedAt), Active: active}
 }
 
 // throttleView shows an application's throttling overrides, or nil.

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -74,7 +75,21 @@ func TestClient_AppsRoundTrip(t *testing.T) {
 	if shown.Counts == nil {
 		t.Fatal("show has no counts")
 	}
-	if shown.Counts = nil; *shown != *updated {
+	if len(shown.SigningKeys) != 1 || !shown.SigningKeys[0].Active || shown.SigningKeys[0].Algorithm != "Ed25519" {
+		t.Fatalf("signing keys %+v", shown.SigningKeys)
+	}
+	first := shown.SigningKeys[0].ID
+	next := must[*wire.SigningKey](t)(c.RotateSigningKey(ctx, created.ID))
+	if !next.Active || next.ID == first {
+		t.Fatalf("rotated to %+v", next)
+	}
+	if err := c.RetireSigningKey(ctx, created.ID, next.ID); err == nil {
+		t.Fatal("the active key was retired")
+	}
+	if err := c.RetireSigningKey(ctx, created.ID, first); err != nil {
+		t.Fatal(err)
+	}
+	if shown.Counts, shown.SigningKeys = nil, nil; !reflect.DeepEqual(shown, updated) {
 		t.Fatalf("shown %+v, want %+v", shown, updated)
 	}
 	if page := must[*wire.Page[wire.App]](t)(c.Apps(ctx)); len(page.Items) != 1 || page.Items[0].ID != created.ID || page.Next != nil {

@@ -1,11 +1,14 @@
 package clientapi
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/http"
+	"sync"
+	"time"
 
 	"github.com/appaccess/appaccess/accessapi/access"
 	"github.com/appaccess/appaccess/accessapi/httpx"
-	"github.com/appaccess/appaccess/accessapi/wire"
 )
 
 // appContext serves GET /app_context.
@@ -18,6 +21,50 @@ func (h *Handler) appContext(w http.ResponseWriter, r *http.Request, app *access
 	if err != nil {
 		return err
 	}
-	httpx.WriteJSON(w, http.StatusOK, wire.AppContext{Application: applicationView(app, content), User: userView(u, h.svc().Now())})
+	body, err := h.appContextJSON(app, content, u, h.svc().Now())
+	if err != nil {
+		return err
+	}
+	httpx.WriteJSONBytes(w, http.StatusOK, body)
 	return nil
+}
+
+// appContextJSON is the body of GET /app_context: the bytes
+// json.Encoder writes for wire.AppContext, with the application's part
+// encoded once per change of the application or its content.
+func (h *Handler) appContextJSON(app *access.App, content *access.AppContent, u *access.UserView, now time.Time) ([]byte, error) {
+	user, err := json.Marshal(userView(u, now))
+	if err != nil {
+		return nil, fmt.Errorf("encoding the user: %w", err)
+	}
+	application := h.encodedApps.of(app, content)
+	body := make([]byte, 0, len(application)+len(user)+28)
+	body = append(body, `{"application":`...)
+	body = append(body, application...)
+	body = append(body, `,"user":`...)
+	body = append(body, user...)
+	return append(body, "}\n"...), nil
+}
+
+// encodedApps keeps the JSON of each application's part of the context
+// (its id, name, variables and files), which is the same for every user
+// until the application or its content changes: both are cached values
+// replaced, never changed, so their pointers tell a change.
+type encodedApps struct{ m sync.Map } // app ID → *encodedApp
+
+type encodedApp struct {
+	app     *access.App
+	content *access.AppContent
+	json    []byte
+}
+
+func (e *encodedApps) of(app *access.App, content *access.AppContent) []byte {
+	if v, ok := e.m.Load(app.ID); ok {
+		if x := v.(*encodedApp); x.app == app && x.content == content {
+			return x.json
+		}
+	}
+	b, _ := json.Marshal(applicationView(app, content)) // strings and bools: cannot fail
+	e.m.Store(app.ID, &encodedApp{app: app, content: content, json: b})
+	return b
 }

@@ -28,6 +28,8 @@ type Handler struct {
 	clientIP func(*http.Request) string
 	logger   *zap.Logger
 	router   *httpx.Router
+	// encodedApps caches the application part of GET /app_context.
+	encodedApps encodedApps
 }
 
 // endpoint serves one route for an authenticated application.
@@ -52,6 +54,7 @@ func NewHandler(svc *access.Service, clientIP func(*http.Request) string, logger
 		"POST /activate_license":          h.activateLicense,
 		"POST /auth/change_password":      h.changePassword,
 		"GET /app_context":                h.appContext,
+		"POST /auth/offline_token":        h.offlineToken,
 		"GET /files/{file}":               h.downloadFile,
 	} {
 		h.router.Handle(pattern, h.withApp(fn))
@@ -69,7 +72,16 @@ func (h *Handler) svc() *access.Service { return h.auth.Service }
 
 // ServeHTTP routes a request to its endpoint: an unknown path or a wrong
 // method is answered before the application's credentials are checked.
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.router.ServeHTTP(w, r) }
+// Every answer to a request whose x-api-key names an application is signed
+// with the application's key (signing.go); others are not, as there is no
+// key a client could trust them by.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Header.Get(HeaderAPIKey) == "" {
+		h.router.ServeHTTP(w, r)
+		return
+	}
+	h.serveSigned(w, r)
+}
 
 // withApp authenticates the application, then serves the endpoint; a
 // refusal of either is answered as a problem.

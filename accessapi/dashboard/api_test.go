@@ -35,6 +35,7 @@ func TestAPI_KeyWithOnlyLicensesCreateCreatesCodesAndNothingElse(t *testing.T) {
 		{"PUT", "/apps/" + e.app.ID + "/variables/v", `{"value": "1"}`},
 		{"GET", "/apps/" + e.app.ID, ""},
 		{"POST", "/apps/" + e.app.ID + "/rotate_secret", ""},
+		{"POST", "/apps/" + e.app.ID + "/signing_keys", ""},
 		{"GET", "/apps", ""},
 		{"POST", "/apps/" + e.app.ID + "/keys", `{"name": "more", "scopes": ["users:write"]}`},
 		{"POST", "/admins", `{"username": "eve", "password": "correct horse battery"}`},

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"encoding/base64"
 	"net/http"
 	"strconv"
 	"time"
@@ -13,6 +14,26 @@ import (
 type appPage struct {
 	Secret string
 	Counts access.AppCounts
+	// SigningKeys are the published keys (public halves), oldest first;
+	// the last is active.
+	SigningKeys []signingKeyRow
+}
+
+// signingKeyRow is one published signing key on the application page.
+type signingKeyRow struct {
+	ID, PublicKey string
+	CreatedAt     time.Time
+	Active        bool
+}
+
+// signingKeyRows shows an application's published keys.
+func signingKeyRows(keys []access.SigningKey) []signingKeyRow {
+	rows := make([]signingKeyRow, len(keys))
+	for i, k := range keys {
+		rows[i] = signingKeyRow{ID: k.ID, PublicKey: base64.StdEncoding.EncodeToString(k.PublicKey), CreatedAt: k.CreatedAt,
+			Active: i == len(keys)-1}
+	}
+	return rows
 }
 
 // showApp serves GET /apps/{app}.
@@ -25,8 +46,29 @@ func (s *Server) showApp(w http.ResponseWriter, r *http.Request, si *signedIn) e
 	if err != nil {
 		return err
 	}
-	s.render(w, r, http.StatusOK, "app", page{Title: app.Name, App: app, Data: appPage{Counts: c}})
+	keys, err := si.svc.SigningKeys(r.Context(), app.ID)
+	if err != nil {
+		return err
+	}
+	s.render(w, r, http.StatusOK, "app", page{Title: app.Name, App: app, Data: appPage{Counts: c, SigningKeys: signingKeyRows(keys)}})
 	return nil
+}
+
+// rotateSigningKey serves POST /apps/{app}/signing_keys: a new active key;
+// the old ones stay published until retired.
+func (s *Server) rotateSigningKey(w http.ResponseWriter, r *http.Request, si *signedIn) error {
+	if _, err := si.svc.RotateSigningKey(r.Context(), r.PathValue("app")); err != nil {
+		return err
+	}
+	return s.redirect(w, r, "/apps/"+r.PathValue("app"))
+}
+
+// retireSigningKey serves POST /apps/{app}/signing_keys/{kid}/retire.
+func (s *Server) retireSigningKey(w http.ResponseWriter, r *http.Request, si *signedIn) error {
+	if err := si.svc.RetireSigningKey(r.Context(), r.PathValue("app"), r.PathValue("kid")); err != nil {
+		return err
+	}
+	return s.redirect(w, r, "/apps/"+r.PathValue("app"))
 }
 
 // updateApp serves POST /apps/{app}/settings.

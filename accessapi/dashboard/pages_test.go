@@ -235,3 +235,33 @@ func TestSignIn_WithTOTPNeedsAFreshCode(t *testing.T) {
 		}
 	}
 }
+
+func TestPages_SigningKeysAreListedRotatedAndRetired(t *testing.T) {
+	e := newEnv(t)
+	b := e.browser(t)
+	b.signIn()
+	base := "/admin/apps/" + e.app.ID
+	first, err := e.svc.SigningKeys(context.Background(), e.app.ID)
+	if err != nil || len(first) != 1 {
+		t.Fatalf("keys %v, %v", first, err)
+	}
+	if _, body := b.get(base); !strings.Contains(body, first[0].ID) || !strings.Contains(body, "Rotate the signing key") {
+		t.Fatalf("the application page does not list the key:\n%s", body)
+	}
+	if resp, body := b.post(base+"/signing_keys", url.Values{"csrf": {"forged"}}); resp.StatusCode == http.StatusOK && !strings.Contains(body, "Signing keys") {
+		t.Fatalf("a forged form: %d", resp.StatusCode)
+	}
+	if keys, _ := e.svc.SigningKeys(context.Background(), e.app.ID); len(keys) != 1 {
+		t.Fatalf("a form without the page's CSRF token rotated the key: %d keys", len(keys))
+	}
+	b.get(base)
+	resp, body := b.post(base+"/signing_keys", url.Values{})
+	keys, _ := e.svc.SigningKeys(context.Background(), e.app.ID)
+	if len(keys) != 2 || resp.StatusCode != http.StatusOK || !strings.Contains(body, keys[1].ID) ||
+		!strings.Contains(body, "signing_keys/"+first[0].ID+"/retire") || strings.Contains(body, keys[1].ID+"/retire") {
+		t.Fatalf("after rotating: %d keys, %d\n%s", len(keys), resp.StatusCode, body)
+	}
+	if resp, body := b.post(base+"/signing_keys/"+first[0].ID+"/retire", url.Values{}); resp.StatusCode != http.StatusOK || strings.Contains(body, first[0].ID) {
+		t.Fatalf("after retiring: %d\n%s", resp.StatusCode, body)
+	}
+}

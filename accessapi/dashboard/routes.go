@@ -25,6 +25,9 @@ func (s *Server) routes() *http.ServeMux {
 		"POST /apps/{app}/settings":      s.updateApp,
 		"POST /apps/{app}/rotate_secret": s.rotateSecret,
 
+		"POST /apps/{app}/signing_keys":              s.rotateSigningKey,
+		"POST /apps/{app}/signing_keys/{kid}/retire": s.retireSigningKey,
+
 		"GET /apps/{app}/licenses":                   s.licenses,
 		"POST /apps/{app}/licenses":                  s.generateLicenses,
 		"POST /apps/{app}/licenses/search":           s.searchLicense,

@@ -25,6 +25,18 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
+// WriteJSONBytes answers like WriteJSON with a body already encoded.
+func WriteJSONBytes(w http.ResponseWriter, status int, body []byte) {
+	h := w.Header()
+	if h.Get("Content-Type") == "" {
+		h.Set("Content-Type", "application/json")
+	}
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
 // DecodeJSON reads a JSON object body of at most limit bytes into v,
 // ignoring unknown fields: the client API's rule, so that old and new
 // clients keep working. A larger body is a payload_too_large refusal;

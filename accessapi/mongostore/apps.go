@@ -26,20 +26,23 @@ type appDoc struct {
 	MaxSessions             int  `bson:"max_sessions,omitempty"`
 
 	Throttle access.ThrottlePolicy `bson:"throttle"`
+
+	OfflineTokenTTLSeconds int64 `bson:"offline_token_ttl_seconds,omitempty"`
 }
 
 func toAppDoc(a *access.App) appDoc {
 	return appDoc{ID: a.ID, Name: a.Name, APIKey: a.APIKey, SecretHash: a.SecretHash, DeviceAuth: a.DeviceAuth,
 		AnonymousAccess: a.AnonymousAccess, MaxDevices: a.MaxDevices, MinPasswordLength: a.MinPasswordLength,
 		SessionTTLSeconds: int64(a.SessionTTL / time.Second), CreatedAt: a.CreatedAt, TokenRequiresHardwareID: a.TokenRequiresHardwareID,
-		MaxSessions: a.MaxSessions, Throttle: a.Throttle}
+		MaxSessions: a.MaxSessions, Throttle: a.Throttle, OfflineTokenTTLSeconds: int64(a.OfflineTokenTTL / time.Second)}
 }
 
 func (d *appDoc) app() *access.App {
 	return &access.App{ID: d.ID, Name: d.Name, APIKey: d.APIKey, SecretHash: d.SecretHash, DeviceAuth: d.DeviceAuth,
 		AnonymousAccess: d.AnonymousAccess, MaxDevices: d.MaxDevices, MinPasswordLength: d.MinPasswordLength,
 		SessionTTL: time.Duration(d.SessionTTLSeconds) * time.Second, CreatedAt: d.CreatedAt.UTC(),
-		TokenRequiresHardwareID: d.TokenRequiresHardwareID, MaxSessions: d.MaxSessions, Throttle: d.Throttle}
+		TokenRequiresHardwareID: d.TokenRequiresHardwareID, MaxSessions: d.MaxSessions, Throttle: d.Throttle,
+		OfflineTokenTTL: time.Duration(d.OfflineTokenTTLSeconds) * time.Second}
 }
 
 // InsertApp implements access.AppStore.

@@ -126,6 +126,11 @@ func exportConv(t access.RecordType) (string, func(bson.Raw) (*access.Record, er
 			f := d.file()
 			return &access.Record{File: &f}, err
 		}
+	case access.RecordSigningKey:
+		return collSigningKeys, func(raw bson.Raw) (*access.Record, error) {
+			d, err := decode[signingKeyDoc](raw)
+			return &access.Record{SigningKey: d.key()}, err
+		}
 	case access.RecordApp:
 		return collApps, func(raw bson.Raw) (*access.Record, error) {
 			d, err := decode[appDoc](raw)
@@ -168,7 +173,7 @@ func (s *Store) exportColl(ctx context.Context, coll string, conv func(bson.Raw)
 // has no documents in).
 var importedColls = []string{collApps, collAccounts, collUsers, collDeletedUsers, collBans, collLastLogins, collLedger,
 	collMemberships, collLicenses, collLicenseUses, collDevices, collSessions, collVariables, collFiles,
-	bucketFiles + ".files", bucketFiles + ".chunks"}
+	bucketFiles + ".files", bucketFiles + ".chunks", collSigningKeys}
 
 // importMarker is the _id of the document that says an import is under way.
 const importMarker = "import"

@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"net/http"
+	"slices"
 
 	"github.com/appaccess/appaccess/accessapi/access"
 	"github.com/appaccess/appaccess/accessapi/httpx"
@@ -111,6 +112,11 @@ func clientAPI() *api {
 		"ActivateLicenseRequest": open([]string{"code", "username", "password"}, obj{
 			"code": obj{"type": "string"}, "username": obj{"type": "string"}, "password": obj{"type": "string"},
 		}),
+		"OfflineToken": closed([]string{"token", "valid_until"}, obj{
+			"token": obj{"type": "string", "pattern": `^aat1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$`,
+				"description": "aat1.<base64url(payload)>.<base64url(Ed25519 signature)>: see docs/api.md."},
+			"valid_until": timestamp("When the token stops being valid: the application's offline_token_ttl from now, never past the membership's end."),
+		}),
 		"ChangePasswordRequest": open([]string{"username", "old_password", "new_password"}, obj{
 			"username": obj{"type": "string"}, "old_password": obj{"type": "string"}, "new_password": obj{"type": "string"},
 		}),
@@ -144,6 +150,13 @@ func clientAPI() *api {
 			"Optional when the application allows anonymous access.",
 		params: userAuthParams, security: appAndMaybe, problems: withCommon(403),
 		ok: obj{"200": jsonResponse("The application context.", schemaRef("AppContext"))}})
+	a.add(operation{method: "POST", path: "/auth/offline_token", id: "issueOfflineToken", tag: "sessions",
+		summary: "Issue an offline license token",
+		description: "The user authentication of GET /app_context (no anonymous request). With device authentication, x-hardware-id is " +
+			"required and the token is held to it. An inactive membership is refused (403). The token is signed with the application's " +
+			"active signing key and verifies without the network.",
+		params: userAuthParams, security: appAndMaybe, problems: withCommon(403),
+		ok: obj{"200": jsonResponse("The token.", schemaRef("OfflineToken"))}})
 
 	fileHeaders := func(partial bool) obj {
 		h := obj{
@@ -181,6 +194,46 @@ func clientAPI() *api {
 	return a
 }
 
+// signResponses declares the signature headers on every response of the
+// client API: present when the request's x-api-key names an application.
+func signResponses(doc obj) {
+	components := doc["components"].(obj)
+	headers := components["headers"].(obj)
+	headers["AppAccessSignature"] = header("The answer's signature by the application's active signing key, when the request's "+
+		"x-api-key names an application: v1; kid=<key id>; ts=<Unix seconds>; idx=<leaf index>; proof=<base64 Merkle proof>; "+
+		"sig=<base64 Ed25519 signature>. See docs/api.md.",
+		false, obj{"type": "string", "pattern": `^v1; kid=[A-Za-z0-9_-]+; ts=\d+; idx=\d+; proof=[A-Za-z0-9+/]*=*; sig=[A-Za-z0-9+/]+=*$`})
+	headers["AppAccessNonce"] = header("The request's X-App-Access-Nonce, echoed when it was 1 to 128 printable ASCII characters.",
+		false, obj{"type": "string", "minLength": 1, "maxLength": 128})
+	sign := func(resp obj) {
+		if _, isRef := resp["$ref"]; isRef {
+			return
+		}
+		h, _ := resp["headers"].(obj)
+		if h == nil {
+			h = obj{}
+			resp["headers"] = h
+		}
+		h["App-Access-Signature"] = ref("headers", "AppAccessSignature")
+		h["X-App-Access-Nonce"] = ref("headers", "AppAccessNonce")
+	}
+	for _, r := range components["responses"].(obj) {
+		sign(r.(obj))
+	}
+	nonce := headerParam("X-App-Access-Nonce", "A fresh random value the signed answer echoes and covers, so that a recorded "+
+		"answer cannot be replayed: 1 to 128 printable ASCII characters.", obj{"type": "string", "maxLength": 128})
+	for _, item := range doc["paths"].(obj) {
+		for _, op := range item.(obj) {
+			o := op.(obj)
+			for _, r := range o["responses"].(obj) {
+				sign(r.(obj))
+			}
+			params, _ := o["parameters"].([]obj)
+			o["parameters"] = append(slices.Clip(params), nonce)
+		}
+	}
+}
+
 // clientDocument is the client API's document.
 func clientDocument() obj {
 	a := clientAPI()
@@ -195,5 +248,6 @@ func clientDocument() obj {
 	headers["ETag"] = header("The file's SHA-256, quoted.", true, obj{"type": "string", "pattern": `^"[0-9a-f]{64}"$`})
 	headers["AcceptRanges"] = header("Byte ranges are supported.", true, obj{"type": "string", "const": "bytes"})
 	headers["ContentRangeUnsatisfied"] = header("The file's size.", true, obj{"type": "string", "pattern": `^bytes \*/\d+$`})
+	signResponses(doc)
 	return doc
 }

@@ -43,6 +43,8 @@ func settingsProps() obj {
 		"token_requires_hardware_id": boolean("Make x-hardware-id required on token requests of a device-authenticated application."),
 		"max_sessions":               obj{"type": "integer", "minimum": 1, "description": "A user's open sessions; the oldest ends (default 10)."},
 		"throttle":                   schemaRef("Throttle"),
+		"offline_token_ttl": obj{"type": "string", "description": "An offline license token's lifetime, a duration such as 72h " +
+			"(1m to 8784h; default 72h); a token never outlives the membership."},
 	}
 }
 
@@ -67,6 +69,7 @@ func auditChange() obj {
 		"url":    str("A webhook endpoint's URL."), "events": str("A webhook endpoint's events, space separated."),
 		"enabled":     boolean("Whether a webhook endpoint is enabled."),
 		"session_ttl": str(""),
+		"key_id":      str("A signing key's id."), "generation": integer("A signing key's generation."), "algorithm": str(""),
 	}
 	for k, v := range more {
 		p[k] = v
@@ -105,7 +108,8 @@ func appProps(withSecret bool) obj {
 		"device_auth": boolean(""), "anonymous_access": boolean(""),
 		"max_devices": integer(""), "min_password_length": integer(""), "session_ttl": str("A duration such as 24h."),
 		"token_requires_hardware_id": boolean(""), "max_sessions": integer(""),
-		"created_at": timestamp("When it was created."),
+		"offline_token_ttl": str("An offline license token's lifetime, such as 72h."),
+		"created_at":        timestamp("When it was created."),
 	}
 	for _, v := range p {
 		if o := v.(obj); o["description"] == "" {
@@ -124,6 +128,8 @@ func appProps(withSecret bool) obj {
 func withOptional(p obj) obj {
 	p["throttle"] = schemaRef("Throttle")
 	p["counts"] = schemaRef("AppCounts")
+	p["signing_keys"] = obj{"type": "array", "items": schemaRef("SigningKey"),
+		"description": "The published signing keys, oldest first (GET /apps/{id} only); the active one signs."}
 	return p
 }
 
@@ -258,7 +264,14 @@ func managementAPI() *api {
 			"last_used_at": timestamp("When it was last used, to the minute."), "key": str("The secret: shown only in the answer that created it."),
 		}),
 		"SellerKeyPage": page("keys", "SellerKey", false),
-		"NewAdmin":      closed([]string{"username", "password"}, obj{"username": obj{"type": "string"}, "password": obj{"type": "string"}}),
+		"SigningKey": closed([]string{"id", "algorithm", "public_key", "created_at", "active"}, obj{
+			"id":         obj{"type": "string", "pattern": "^[A-Za-z0-9_-]{16}$", "description": "The key id: unpadded base64url of the first 12 bytes of the public key's SHA-256."},
+			"algorithm":  obj{"type": "string", "const": "Ed25519"},
+			"public_key": obj{"type": "string", "pattern": "^[A-Za-z0-9+/]{43}=$", "description": "The 32-byte Ed25519 public key, standard base64."},
+			"created_at": timestamp("When it was created."),
+			"active":     boolean("Whether it signs now (the newest key)."),
+		}),
+		"NewAdmin": closed([]string{"username", "password"}, obj{"username": obj{"type": "string"}, "password": obj{"type": "string"}}),
 		"Admin": closed([]string{"username", "totp_enabled", "created_at"}, obj{
 			"username": str(""), "totp_enabled": boolean(""), "created_at": timestamp(""),
 		}),
@@ -372,6 +385,11 @@ func managementAPI() *api {
 	add("POST", "/apps/{app_id}/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver", "redeliver", "webhooks",
 		"Send a delivered or failed delivery again, as a new round of attempts", []obj{app, hook, delivery}, "",
 		obj{"202": js("The delivery, pending.", schemaRef("WebhookDelivery"))}, 404, 409)
+	kid := pathParam("kid", "The signing key's id.")
+	add("POST", "/apps/{app_id}/signing_keys", "rotateSigningKey", "apps", "Rotate the signing key: a new active key; the old ones stay published",
+		[]obj{app}, "", obj{"201": js("The new active key.", schemaRef("SigningKey"))}, 404, 409)
+	add("DELETE", "/apps/{app_id}/signing_keys/{kid}", "retireSigningKey", "apps", "Retire a signing key that is not the active one",
+		[]obj{app, kid}, "", noContent, 404, 409)
 	admin := pathParam("admin", "The administrator's username.")
 	add("POST", "/admins", "createAdmin", "admins", "Create a dashboard administrator", nil, "NewAdmin",
 		obj{"201": js("The administrator.", schemaRef("Admin"))}, 409, 413, 422)

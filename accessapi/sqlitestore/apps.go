@@ -11,34 +11,35 @@ import (
 )
 
 const appColumns = `id, name, api_key, secret_hash, device_auth, anonymous_access, max_devices, min_password_length,
-	session_ttl_seconds, created_at, token_requires_hardware_id, max_sessions, throttle`
+	session_ttl_seconds, created_at, token_requires_hardware_id, max_sessions, throttle, offline_token_ttl_seconds`
 
 func appArgs(a *access.App) []any {
 	throttle, _ := json.Marshal(a.Throttle) // plain numbers: cannot fail
 	return []any{a.ID, a.Name, a.APIKey, a.SecretHash, boolInt(a.DeviceAuth), boolInt(a.AnonymousAccess), a.MaxDevices,
 		a.MinPasswordLength, int64(a.SessionTTL / time.Second), ms(a.CreatedAt), boolInt(a.TokenRequiresHardwareID),
-		a.MaxSessions, string(throttle)}
+		a.MaxSessions, string(throttle), int64(a.OfflineTokenTTL / time.Second)}
 }
 
 func scanApp(row interface{ Scan(...any) error }) (*access.App, error) {
 	var a access.App
-	var ttl, created int64
+	var ttl, created, offlineTTL int64
 	var throttle string
 	if err := row.Scan(&a.ID, &a.Name, &a.APIKey, &a.SecretHash, &a.DeviceAuth, &a.AnonymousAccess, &a.MaxDevices,
-		&a.MinPasswordLength, &ttl, &created, &a.TokenRequiresHardwareID, &a.MaxSessions, &throttle); err != nil {
+		&a.MinPasswordLength, &ttl, &created, &a.TokenRequiresHardwareID, &a.MaxSessions, &throttle, &offlineTTL); err != nil {
 		return nil, mapErr(err)
 	}
 	if err := json.Unmarshal([]byte(throttle), &a.Throttle); err != nil {
 		return nil, fmt.Errorf("application %s: throttle settings: %w", a.ID, err)
 	}
 	a.SessionTTL = time.Duration(ttl) * time.Second
+	a.OfflineTokenTTL = time.Duration(offlineTTL) * time.Second
 	a.CreatedAt = fromMS(created)
 	return &a, nil
 }
 
 // InsertApp implements access.AppStore.
 func (s *Store) InsertApp(ctx context.Context, a *access.App) error {
-	_, err := s.exec(ctx, `INSERT INTO apps (`+appColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, appArgs(a)...)
+	_, err := s.exec(ctx, `INSERT INTO apps (`+appColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, appArgs(a)...)
 	return err
 }
 
@@ -47,7 +48,7 @@ func (s *Store) ReplaceApp(ctx context.Context, a *access.App) error {
 	args := appArgs(a)
 	return mustAffect(s.exec(ctx, `UPDATE apps SET name = ?, api_key = ?, secret_hash = ?, device_auth = ?, anonymous_access = ?,
 		max_devices = ?, min_password_length = ?, session_ttl_seconds = ?, created_at = ?, token_requires_hardware_id = ?,
-		max_sessions = ?, throttle = ? WHERE id = ?`, append(args[1:], a.ID)...))
+		max_sessions = ?, throttle = ?, offline_token_ttl_seconds = ? WHERE id = ?`, append(args[1:], a.ID)...))
 }
 
 // DeleteApp implements access.AppStore.

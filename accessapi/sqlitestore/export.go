@@ -110,6 +110,15 @@ var exportTables = []exportTable{
 		f, err := scanFile(rowScanner(scan))
 		return &access.Record{File: f}, err
 	}},
+	{access.RecordSigningKey, "signing_keys", []string{"id"}, "id, app_id, generation, public_key, sealed_seed, created_at",
+		func(scan func(...any) error) (*access.Record, error) {
+			var k access.SigningKey
+			var pub []byte
+			var at int64
+			err := scan(&k.ID, &k.AppID, &k.Generation, &pub, &k.SealedSeed, &at)
+			k.PublicKey, k.CreatedAt = pub, fromMS(at)
+			return &access.Record{SigningKey: &k}, err
+		}},
 	{access.RecordApp, "apps", []string{"id"}, appColumns, func(scan func(...any) error) (*access.Record, error) {
 		a, err := scanApp(rowScanner(scan))
 		return &access.Record{App: a}, err
@@ -191,7 +200,7 @@ const importCacheKiB = 128 << 10
 
 // dataTables are the tables an empty store has no rows in.
 var dataTables = []string{"apps", "accounts", "users", "deleted_users", "bans", "last_logins", "ledger", "licenses",
-	"license_uses", "devices", "sessions", "variables", "files", "file_chunks"}
+	"license_uses", "devices", "sessions", "variables", "files", "file_chunks", "signing_keys"}
 
 // Import implements access.Importer in one write transaction: nothing is
 // visible until every record is written, and a failure (or a crash) leaves
@@ -346,9 +355,13 @@ func (im *sqliteImport) write(ctx context.Context, r *access.Record) error {
 		im.fileID, im.buf = "", im.buf[:0]
 		return im.exec(ctx, `INSERT INTO files (id, app_id, name, mime_type, is_encrypted, size, sha256, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, f.ID, f.AppID, f.Name, f.MimeType, boolInt(f.IsEncrypted), f.Size, f.SHA256, ms(f.CreatedAt))
+	case access.RecordSigningKey:
+		k := r.SigningKey
+		return im.exec(ctx, `INSERT INTO signing_keys (id, app_id, generation, public_key, sealed_seed, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+			k.ID, k.AppID, k.Generation, []byte(k.PublicKey), k.SealedSeed, ms(k.CreatedAt))
 	case access.RecordApp:
 		a := r.App
-		return im.exec(ctx, `INSERT INTO apps (`+appColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, appArgs(a)...)
+		return im.exec(ctx, `INSERT INTO apps (`+appColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, appArgs(a)...)
 	}
 	return fmt.Errorf("cannot import a %s record", r.Type)
 }

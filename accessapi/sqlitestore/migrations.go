@@ -390,6 +390,21 @@ CREATE TABLE webhook_attempts (
 	PRIMARY KEY (delivery_id, number)
 ) STRICT, WITHOUT ROWID;
 `,
+	// 9: applications' Ed25519 signing keys (the seed sealed under a key
+	// derived from the file key); (app_id, generation) decides concurrent
+	// creations and rotations. The offline token lifetime (0: the default).
+	`
+CREATE TABLE signing_keys (
+	id TEXT PRIMARY KEY,
+	app_id TEXT NOT NULL,
+	generation INTEGER NOT NULL,
+	public_key BLOB NOT NULL,
+	sealed_seed BLOB NOT NULL,
+	created_at INTEGER NOT NULL,
+	UNIQUE (app_id, generation)
+) STRICT;
+ALTER TABLE apps ADD COLUMN offline_token_ttl_seconds INTEGER NOT NULL DEFAULT 0;
+`,
 }
 
 // SchemaVersion is the schema version this build writes.

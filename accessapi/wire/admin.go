@@ -26,6 +26,9 @@ type AppSettings struct {
 	// Throttle overrides the server's throttling thresholds for this
 	// application; it replaces the previous overrides whole.
 	Throttle *Throttle `json:"throttle,omitempty"`
+	// OfflineTokenTTL is how long an offline license token is valid, a
+	// duration such as "72h".
+	OfflineTokenTTL *string `json:"offline_token_ttl,omitempty"`
 }
 
 // Throttle holds an application's overrides of the throttling thresholds
@@ -60,10 +63,28 @@ type App struct {
 	// MaxSessions caps a user's open sessions; the oldest ends.
 	MaxSessions int `json:"max_sessions"`
 	// Throttle holds the application's throttling overrides, if any.
-	Throttle  *Throttle `json:"throttle,omitempty"`
-	CreatedAt string    `json:"created_at"`
+	Throttle *Throttle `json:"throttle,omitempty"`
+	// OfflineTokenTTL is how long an offline license token is valid.
+	OfflineTokenTTL string `json:"offline_token_ttl"`
+	CreatedAt       string `json:"created_at"`
 	// Counts are shown by GET /apps/{id} only.
 	Counts *AppCounts `json:"counts,omitempty"`
+	// SigningKeys are the published signing keys, shown by GET /apps/{id}
+	// only; the active one signs.
+	SigningKeys []SigningKey `json:"signing_keys,omitempty"`
+}
+
+// SigningKey is the public half of one of an application's signing keys.
+type SigningKey struct {
+	// ID is the key id: the unpadded base64url of the first 12 bytes of
+	// the public key's SHA-256.
+	ID        string `json:"id"`
+	Algorithm string `json:"algorithm"`
+	// PublicKey is the 32-byte Ed25519 public key in standard base64.
+	PublicKey string `json:"public_key"`
+	CreatedAt string `json:"created_at"`
+	// Active tells the key that signs now.
+	Active bool `json:"active"`
 }
 
 // AppCounts are an application's totals, read in constant time.

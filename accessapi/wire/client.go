@@ -111,3 +111,11 @@ type Activation struct {
 	// Type is "license" or "grant".
 	Type string `json:"type"`
 }
+
+// OfflineToken is the answer of POST /auth/offline_token.
+type OfflineToken struct {
+	// Token is aat1.<payload>.<signature> (docs/api.md).
+	Token string `json:"token"`
+	// ValidUntil is when the token stops being valid (RFC 3339).
+	ValidUntil string `json:"valid_until"`
+}

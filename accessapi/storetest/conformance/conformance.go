@@ -60,6 +60,8 @@ func Run(t *testing.T, newStore NewStore) {
 		{"Deliveries_ABatchIsWrittenWholeATakenIDIsDuplicate", testDeliveryBatch},
 		{"DeliveryAttempts_SixteenConcurrentClaimsOneWinner", testAttemptRace},
 		{"Deliveries_DeleteBeforeTakesTheirAttempts", testDeliveryPruning},
+		{"SigningKeys_TakenGenerationOrIDIsDuplicateRetireDeletes", testSigningKeys},
+		{"SigningKeys_SixteenConcurrentFirstKeysOneWinner", testSigningKeyRace},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStore(t)) })

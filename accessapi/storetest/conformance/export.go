@@ -47,7 +47,10 @@ func Populate(t testing.TB, s access.Store) {
 		a := newApp(t, s)
 		a.Throttle.AddressFree = 7
 		a.MaxSessions = 3
+		a.OfflineTokenTTL = 5 * time.Hour
 		must(t, s.ReplaceApp(ctx, a))
+		k := signingKey(uuid.NewString()[:16], a.ID, 1)
+		must(t, s.InsertSigningKey(ctx, k))
 		u := &access.User{ID: uuid.NewString(), AppID: a.ID, Username: "Alice", PasswordHash: "$argon2id$hash", CreatedAt: epoch}
 		must(t, s.InsertAccount(ctx, u))
 		must(t, s.InsertUser(ctx, u))

@@ -15,12 +15,12 @@ import (
 func testAppSecuritySettings(t *testing.T, s access.Store) {
 	ctx := context.Background()
 	a := newApp(t, s)
-	a.TokenRequiresHardwareID, a.MaxSessions = true, 3
+	a.TokenRequiresHardwareID, a.MaxSessions, a.OfflineTokenTTL = true, 3, 5*time.Hour
 	a.Throttle = access.ThrottlePolicy{CodeFree: 2, MaxDelay: time.Minute, Window: 2 * time.Hour}
 	must(t, s.ReplaceApp(ctx, a))
 	got, err := s.AppByID(ctx, a.ID)
 	must(t, err)
-	if !got.TokenRequiresHardwareID || got.MaxSessions != 3 || got.Throttle != a.Throttle {
+	if !got.TokenRequiresHardwareID || got.MaxSessions != 3 || got.Throttle != a.Throttle || got.OfflineTokenTTL != 5*time.Hour {
 		t.Fatalf("read back %+v, want the settings of %+v", got, a)
 	}
 }

@@ -1,0 +1,78 @@
+package access_test
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/base64"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/appaccess/appaccess/accessapi/access"
+)
+
+// header fields of an App-Access-Signature value.
+func signatureFields(t *testing.T, hdr string) map[string]string {
+	t.Helper()
+	version, rest, _ := strings.Cut(hdr, "; ")
+	if version != "v1" {
+		t.Fatalf("%q: not v1", hdr)
+	}
+	out := map[string]string{}
+	for _, part := range strings.Split(rest, "; ") {
+		k, v, _ := strings.Cut(part, "=")
+		out[k] = v
+	}
+	return out
+}
+
+func TestSignResponse_ConcurrentAnswersAreBatchedAndEachVerifies(t *testing.T) {
+	f := newFixture(t, access.AppSettings{})
+	ctx := context.Background()
+	signer, err := f.svc.ResponseSigner(ctx, f.app.APIKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, _ := f.svc.SigningKeys(ctx, f.app.ID)
+	pub := keys[0].PublicKey
+	at := time.Unix(1_800_000_000, 0)
+	const n = 200
+	headers := make([]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			sum := sha256.Sum256([]byte(fmt.Sprint("body ", i)))
+			headers[i] = signer.SignResponse("GET", "/app_context", 200, fmt.Sprint("nonce-", i), at, sum[:])
+		})
+	}
+	wg.Wait()
+	batched := 0
+	for i, hdr := range headers {
+		h := signatureFields(t, hdr)
+		idx, _ := strconv.Atoi(h["idx"])
+		proof, err1 := base64.StdEncoding.DecodeString(h["proof"])
+		sig, err2 := base64.StdEncoding.DecodeString(h["sig"])
+		if err1 != nil || err2 != nil || h["kid"] != keys[0].ID || h["ts"] != "1800000000" {
+			t.Fatalf("answer %d: %q", i, hdr)
+		}
+		if len(proof) > 0 {
+			batched++
+		}
+		sum := sha256.Sum256([]byte(fmt.Sprint("body ", i)))
+		leaf := access.LeafHash(access.ResponseSigningInput("GET", "/app_context", 200, fmt.Sprint("nonce-", i), at.Unix(), keys[0].ID, sum[:]))
+		root, ok := access.MerkleRoot(leaf, idx, proof)
+		if !ok || !ed25519.Verify(pub, access.RootMessage(root[:]), sig) {
+			t.Fatalf("answer %d does not verify: %q", i, hdr)
+		}
+		// Another answer's leaf does not verify with this proof.
+		other := access.LeafHash([]byte("another answer"))
+		if root, _ := access.MerkleRoot(other, idx, proof); ed25519.Verify(pub, access.RootMessage(root[:]), sig) {
+			t.Fatalf("answer %d: another leaf verifies", i)
+		}
+	}
+	t.Logf("%d of %d answers were signed in batches of more than one", batched, n)
+}

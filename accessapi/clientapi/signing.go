@@ -1,0 +1,170 @@
+package clientapi
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"net/http"
+	"strconv"
+	"sync"
+
+	"go.uber.org/zap"
+
+	"github.com/appaccess/appaccess/accessapi/access"
+)
+
+// The headers of signed responses (docs/api.md, "Signed responses").
+const (
+	// HeaderNonce is the client's nonce on a request, echoed on its answer.
+	HeaderNonce = "X-App-Access-Nonce"
+	// HeaderSignature carries the answer's signature, key id and timestamp.
+	HeaderSignature = "App-Access-Signature"
+)
+
+// signingWriter holds an answer back until the handler is done, then sends
+// it with a signature over the request, the status and the body's SHA-256.
+// A handler that streams a body whose digest it knows (a file) sends the
+// signed headers first with sendSigned, and its body then passes through.
+type signingWriter struct {
+	http.ResponseWriter
+	h      *Handler
+	r      *http.Request
+	status int
+	body   bytes.Buffer
+	sent   bool // the headers were sent by sendSigned
+}
+
+var signingWriters = sync.Pool{New: func() any { return new(signingWriter) }}
+
+// maxPooledBody is the largest buffer a signing writer keeps for reuse.
+const maxPooledBody = 64 << 10
+
+func (w *signingWriter) WriteHeader(status int) {
+	if w.sent {
+		return
+	}
+	if w.status == 0 {
+		w.status = status
+	}
+}
+
+func (w *signingWriter) Write(p []byte) (int, error) {
+	if w.sent {
+		return w.ResponseWriter.Write(p)
+	}
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.body.Write(p)
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (w *signingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// sign sets the signature headers of an answer of status whose body has
+// the SHA-256 sum. Without a signer (the store could not be read) the
+// answer goes out unsigned, which a verifying client refuses.
+func (w *signingWriter) sign(status int, sum []byte) {
+	ctx := w.r.Context()
+	signer, err := w.h.svc().ResponseSigner(ctx, w.r.Header.Get(HeaderAPIKey))
+	if err != nil {
+		w.h.logger.Warn("answer not signed: the signing key could not be read", zap.Error(err))
+		return
+	}
+	if signer == nil { // the key names no application
+		return
+	}
+	nonce := w.r.Header.Get(HeaderNonce)
+	if !access.ValidNonce(nonce) {
+		nonce = ""
+	}
+	hdr := w.ResponseWriter.Header()
+	hdr[HeaderSignature] = []string{signer.SignResponse(w.r.Method, requestTarget(w.r), status, nonce, w.h.svc().Now(), sum)}
+	if nonce != "" {
+		hdr[HeaderNonce] = []string{nonce}
+	}
+}
+
+// sendSigned signs an answer whose body the handler is about to stream and
+// whose SHA-256 is sum, and sends its headers.
+func (w *signingWriter) sendSigned(status int, sum []byte) {
+	w.sign(status, sum)
+	w.sent = true
+	w.ResponseWriter.WriteHeader(status)
+}
+
+// finish signs and sends a held-back answer.
+func (w *signingWriter) finish() {
+	if w.sent {
+		return
+	}
+	status := w.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	sum := sha256.Sum256(w.body.Bytes())
+	w.sign(status, sum[:])
+	hdr := w.ResponseWriter.Header()
+	if hdr.Get("Content-Length") == "" && status != http.StatusNotModified && status != http.StatusNoContent {
+		hdr["Content-Length"] = []string{strconv.Itoa(w.body.Len())}
+	}
+	w.ResponseWriter.WriteHeader(status)
+	if w.body.Len() > 0 {
+		_, _ = w.ResponseWriter.Write(w.body.Bytes())
+	}
+}
+
+// serveSigned serves r with its answer signed by the application its
+// x-api-key names.
+func (h *Handler) serveSigned(w http.ResponseWriter, r *http.Request) {
+	sw := signingWriters.Get().(*signingWriter)
+	sw.ResponseWriter, sw.h, sw.r = w, h, r
+	defer func() {
+		body := sw.body
+		*sw = signingWriter{body: body}
+		if sw.body.Cap() > maxPooledBody {
+			sw.body = bytes.Buffer{}
+		}
+		sw.body.Reset()
+		signingWriters.Put(sw)
+	}()
+	h.router.ServeHTTP(sw, r)
+	sw.finish()
+}
+
+// writeHeaderSigned sends the headers of an answer whose body will be
+// streamed: signed with the body's SHA-256 (from digest, which is only
+// called when the answer is signed) when w signs.
+func writeHeaderSigned(w http.ResponseWriter, status int, digest func() ([]byte, error)) error {
+	sw, ok := w.(*signingWriter)
+	if !ok {
+		w.WriteHeader(status)
+		return nil
+	}
+	sum, err := digest()
+	if err != nil {
+		return err
+	}
+	sw.sendSigned(status, sum)
+	return nil
+}
+
+type targetKey struct{}
+
+// WithRequestTarget names the request target a client sent, when the
+// server in front rewrote the request's (a path prefix removed): responses
+// are signed over what the client sent.
+func WithRequestTarget(ctx context.Context, target string) context.Context {
+	return context.WithValue(ctx, targetKey{}, target)
+}
+
+// requestTarget is the path and query the client sent.
+func requestTarget(r *http.Request) string {
+	if t, ok := r.Context().Value(targetKey{}).(string); ok {
+		return t
+	}
+	if r.RequestURI != "" {
+		return r.RequestURI
+	}
+	return r.URL.RequestURI()
+}

@@ -1,0 +1,135 @@
+package client_test
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/appaccess/appaccess/accessapi/access"
+	"github.com/appaccess/appaccess/client"
+)
+
+func TestVerifyOfflineToken_HonoursSignatureValidityAndDevice(t *testing.T) {
+	ctx := context.Background()
+	device := true
+	appID, key, secret := exampleApp(access.AppSettings{DeviceAuth: &device})
+	c, err := client.New(server.URL, key, secret, client.WithHardwareID("hw-offline"), client.WithSigningKeys(publicKeys(t, appID)...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := licenseCode(appID)
+	if _, err := c.SignUpWithLicenseCode(ctx, code); err != nil {
+		t.Fatal(err)
+	}
+	tok, err := c.OfflineToken(ctx, client.LicenseCode(code))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := publicKeys(t, appID)
+	now := time.Now()
+	l, err := client.VerifyOfflineToken(tok.Token, keys, "hw-offline", now)
+	if err != nil || l.AppID != appID || l.HardwareID != "hw-offline" || !l.Membership.IsActive || l.Membership.ExpiresAt == nil {
+		t.Fatalf("license %+v, %v", l, err)
+	}
+	// A license of an hour: the token ends with the membership, before 72 h.
+	if !tok.ValidUntil.Equal(l.Membership.ExpiresAt.Truncate(time.Second)) || l.ValidUntil != tok.ValidUntil.Unix() {
+		t.Fatalf("valid until %v, membership ends %v", tok.ValidUntil, l.Membership.ExpiresAt)
+	}
+	other, _, _ := ed25519.GenerateKey(nil)
+	parts := strings.Split(tok.Token, ".")
+	forged := parts[0] + "." + base64.RawURLEncoding.EncodeToString([]byte(strings.Replace(
+		string(must(base64.RawURLEncoding.DecodeString(parts[1]))), `"is_lifetime":false`, `"is_lifetime":true `, 1))) + "." + parts[2]
+	for _, tc := range []struct {
+		name  string
+		token string
+		keys  []ed25519.PublicKey
+		hwid  string
+		at    time.Time
+		want  error
+	}{
+		{"another device", tok.Token, keys, "hw-other", now, client.ErrTokenWrongDevice},
+		{"no device", tok.Token, keys, "", now, client.ErrTokenWrongDevice},
+		{"after valid-until", tok.Token, keys, "hw-offline", tok.ValidUntil, client.ErrTokenExpired},
+		{"long before issue", tok.Token, keys, "hw-offline", now.Add(-time.Hour), client.ErrTokenExpired},
+		{"the wrong key", tok.Token, []ed25519.PublicKey{other}, "hw-offline", now, client.ErrBadSignature},
+		{"a forged payload", forged, keys, "hw-offline", now, client.ErrBadSignature},
+		{"not a token", "aat1.e30", keys, "hw-offline", now, client.ErrBadSignature},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := client.VerifyOfflineToken(tc.token, tc.keys, tc.hwid, tc.at); !errors.Is(err, tc.want) {
+				t.Fatalf("error %v, want %v", err, tc.want)
+			}
+		})
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// The test vectors of docs/api.md, made here from a fixed seed.
+var (
+	vectorSeed, _ = hex.DecodeString("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f")
+	vectorKey     = ed25519.NewKeyFromSeed(vectorSeed)
+	vectorPublic  = vectorKey.Public().(ed25519.PublicKey)
+	vectorIssued  = time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
+	vectorExpires = "2026-12-01T00:00:00Z"
+	vectorClaims  = access.OfflineClaims{KeyID: access.SigningKeyID(vectorPublic), AppID: "6f1c3b2a-8d4e-4f5a-9b0c-1d2e3f4a5b6c",
+		UserID: "0e9d8c7b-6a5f-4e3d-8c2b-1a0f9e8d7c6b", Username: "alice",
+		Membership: access.OfflineMembership{IsActive: true, ExpiresAt: &vectorExpires}, HardwareID: "hw-1234",
+		IssuedAt: vectorIssued.Unix(), ValidUntil: vectorIssued.Add(72 * time.Hour).Unix()}
+	vectorBody = `{"ok":true}`
+)
+
+// vectorLines are the lines of the test vector block of docs/api.md.
+func vectorLines(t *testing.T) []string {
+	t.Helper()
+	token, err := access.SignOfflineToken(vectorKey, vectorClaims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte(vectorBody))
+	input := access.ResponseSigningInput("GET", "/app_context?lang=en", 200, "bm9uY2UtMDAx", vectorIssued.Unix(), access.SigningKeyID(vectorPublic), sum[:])
+	leaf := access.LeafHash(input) // a batch of one: the leaf is the root
+	return []string{
+		"seed (hex):             " + hex.EncodeToString(vectorSeed),
+		"public key (base64):    " + base64.StdEncoding.EncodeToString(vectorPublic),
+		"key id:                 " + access.SigningKeyID(vectorPublic),
+		"offline token:          " + token,
+		"response body:          " + vectorBody,
+		"response signing input: " + strings.ReplaceAll(string(input), "\n", `\n`),
+		"leaf (hex):             " + hex.EncodeToString(leaf[:]),
+		"root message:           " + strings.ReplaceAll(string(access.RootMessage(leaf[:])), "\n", `\n`),
+		"response signature:     " + base64.StdEncoding.EncodeToString(ed25519.Sign(vectorKey, access.RootMessage(leaf[:]))),
+	}
+}
+
+// TestDocs_TestVectorsAreTheImplementations: docs/api.md shows the vectors
+// this code makes, and the client verifies them.
+func TestDocs_TestVectorsAreTheImplementations(t *testing.T) {
+	doc, err := os.ReadFile("../docs/api.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Join(vectorLines(t), "\n")
+	_, block, ok := strings.Cut(string(doc), "<!-- test-vectors:begin -->\n```text\n")
+	block, _, ok2 := strings.Cut(block, "\n```\n<!-- test-vectors:end -->")
+	if !ok || !ok2 || block != want {
+		t.Fatalf("docs/api.md's test vectors are not this code's; the block should read:\n%s", want)
+	}
+	token := strings.TrimSpace(strings.TrimPrefix(vectorLines(t)[3], "offline token:"))
+	l, err := client.VerifyOfflineToken(token, []ed25519.PublicKey{vectorPublic}, "hw-1234", vectorIssued.Add(time.Hour))
+	if err != nil || l.Username != "alice" || l.ValidUntil != vectorClaims.ValidUntil {
+		t.Fatalf("the documented token: %+v, %v", l, err)
+	}
+}
