@@ -238,26 +238,18 @@ func (c *client) seedLarge(s *seeded, o options) (*largeSet, error) {
 // cpuProfile saves the server's CPU profile over d (Caddy's admin endpoint
 // serves net/http/pprof).
 func (c *client) cpuProfile(adminPort int, d time.Duration, path string) error {
-	secs := max(1, int(d.Seconds()))
-	res, err := http.Get(fmt.Sprintf("http://localhost:%d/debug/pprof/profile?seconds=%d", adminPort, secs))
-	if err != nil {
-		return err
-	}
-	defer res.Body.Close()
-	if res.StatusCode != 200 {
-		return fmt.Errorf("pprof answered %d", res.StatusCode)
-	}
-	raw, err := io.ReadAll(res.Body)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, raw, 0o644)
+	return savePprof(fmt.Sprintf("http://localhost:%d/debug/pprof/profile?seconds=%d", adminPort, max(1, int(d.Seconds()))), path)
 }
 
 // heapProfile saves the server's heap profile (live objects after a
 // collection).
 func (c *client) heapProfile(adminPort int, path string) error {
-	res, err := http.Get(fmt.Sprintf("http://localhost:%d/debug/pprof/heap?gc=1", adminPort))
+	return savePprof(fmt.Sprintf("http://localhost:%d/debug/pprof/heap?gc=1", adminPort), path)
+}
+
+// savePprof saves what a pprof URL answers to path.
+func savePprof(url, path string) error {
+	res, err := http.Get(url)
 	if err != nil {
 		return err
 	}
