@@ -224,8 +224,10 @@ func (a *App) Start() error {
 	a.stop = make(chan struct{})
 	a.stopped.Add(3)
 	go a.cleanExpiredSessions(svc)
-	go a.followFeed(tailer, svc)
-	go a.dispatchWebhooks(dispatcher)
+	// The feed tailer and the webhook dispatcher (whose attempts in flight
+	// are cut short and retried later, by any instance) run until Stop.
+	go a.runUntilStop(func(ctx context.Context) { tailer.Run(ctx, svc) })
+	go a.runUntilStop(dispatcher.Run)
 	return nil
 }
 
@@ -387,3 +389,19 @@ var (
 	_ caddy.Validator    = (*App)(nil)
 	_ caddy.CleanerUpper = (*App)(nil)
 )
+
+// runUntilStop runs loop with a context that ends at Stop, and marks it
+// stopped when it returns.
+func (a *App) runUntilStop(loop func(ctx context.Context)) {
+	defer a.stopped.Done()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-a.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	loop(ctx)
+}

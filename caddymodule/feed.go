@@ -1,7 +1,6 @@
 package caddymodule
 
 import (
-	"context"
 	"time"
 
 	"go.uber.org/zap"
@@ -32,19 +31,4 @@ func (a *App) newFeedTailer(feed access.ChangeFeed) *access.FeedTailer {
 		},
 		OnApplied: func(lag time.Duration) { feedLagSeconds.Observe(max(lag, 0).Seconds()) },
 	})
-}
-
-// followFeed runs the tailer until Stop.
-func (a *App) followFeed(t *access.FeedTailer, svc *access.Service) {
-	defer a.stopped.Done()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		select {
-		case <-a.stop:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	t.Run(ctx, svc)
 }

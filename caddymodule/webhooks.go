@@ -1,7 +1,6 @@
 package caddymodule
 
 import (
-	"context"
 	"strconv"
 	"time"
 
@@ -124,20 +123,4 @@ func (a *App) newWebhooks(store access.Store, fileKey []byte) (*access.WebhookOu
 		OnQueued: d.Wake,
 	})
 	return outbox, d
-}
-
-// dispatchWebhooks runs the dispatcher until Stop; attempts in flight are
-// cut short and retried later (by any instance).
-func (a *App) dispatchWebhooks(d *webhook.Dispatcher) {
-	defer a.stopped.Done()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		select {
-		case <-a.stop:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	d.Run(ctx)
 }

@@ -15,18 +15,18 @@ import (
 
 // WriteJSON answers with status and v as JSON, never to be cached.
 func WriteJSON(w http.ResponseWriter, status int, v any) {
-	h := w.Header()
-	if h.Get("Content-Type") == "" {
-		h.Set("Content-Type", "application/json")
-	}
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(status)
+	writeJSONHeader(w, status)
 	_ = json.NewEncoder(w).Encode(v)
 }
 
 // WriteJSONBytes answers like WriteJSON with a body already encoded.
 func WriteJSONBytes(w http.ResponseWriter, status int, body []byte) {
+	writeJSONHeader(w, status)
+	_, _ = w.Write(body)
+}
+
+// writeJSONHeader sends the headers of a JSON answer.
+func writeJSONHeader(w http.ResponseWriter, status int) {
 	h := w.Header()
 	if h.Get("Content-Type") == "" {
 		h.Set("Content-Type", "application/json")
@@ -34,7 +34,6 @@ func WriteJSONBytes(w http.ResponseWriter, status int, body []byte) {
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
-	_, _ = w.Write(body)
 }
 
 // DecodeJSON reads a JSON object body of at most limit bytes into v,
