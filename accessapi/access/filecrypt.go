@@ -5,6 +5,7 @@ import (
 	"crypto/cipher"
 	"crypto/hmac"
 	"crypto/rand"
+	"crypto/hkdf"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -37,6 +38,44 @@ func fileAEAD(key []byte) (cipher.AEAD, error) {
 		return nil, err
 	}
 	return cipher.NewGCM(block)
+}
+
+// deriveKey derives the 32-byte key of one purpose, named by info, from
+// the file key (HKDF-SHA256), so that no two purposes share a key.
+func deriveKey(fileKey []byte, info string) []byte {
+	key, err := hkdf.Key(sha256.New, fileKey, nil, info, FileKeySize)
+	if err != nil {
+		panic(fmt.Sprintf("deriving the %q key: %v", info, err)) // only for lengths HKDF cannot give
+	}
+	return key
+}
+
+// sealSecret encrypts a small secret under a 32-byte key with AES-256-GCM:
+// a random 12-byte nonce, then the sealed bytes, with aad authenticated
+// (what the secret belongs to, so it cannot be moved elsewhere).
+func sealSecret(key, plain, aad []byte) ([]byte, error) {
+	aead, err := fileAEAD(key)
+	if err != nil {
+		return nil, err
+	}
+	nonce := make([]byte, aead.NonceSize())
+	if _, err := rand.Read(nonce); err != nil {
+		return nil, err
+	}
+	return aead.Seal(nonce, nonce, plain, aad), nil
+}
+
+// openSecret returns what sealSecret sealed with the same key and aad.
+func openSecret(key, sealed, aad []byte) ([]byte, error) {
+	aead, err := fileAEAD(key)
+	if err != nil {
+		return nil, err
+	}
+	n := aead.NonceSize()
+	if len(sealed) < n {
+		return nil, errors.New("the sealed secret is too short")
+	}
+	return aead.Open(nil, sealed[:n], sealed[n:], aad)
 }
 
 func chunkNonce(base []byte, index uint64) []byte {

@@ -2,9 +2,7 @@ package access
 
 import (
 	"context"
-	"crypto/hkdf"
 	"crypto/rand"
-	"crypto/sha256"
 	"fmt"
 	"time"
 )
@@ -202,9 +200,5 @@ func codeKeyOf(cfg Config) []byte {
 	if cfg.FileKey == nil {
 		return make([]byte, 32)
 	}
-	key, err := hkdf.Key(sha256.New, cfg.FileKey, nil, "app-access license codes v1", 32)
-	if err != nil {
-		panic(fmt.Sprintf("deriving the code key: %v", err)) // only for lengths HKDF cannot give
-	}
-	return key
+	return deriveKey(cfg.FileKey, "app-access license codes v1")
 }

@@ -2,10 +2,7 @@ package access
 
 import (
 	"context"
-	"crypto/aes"
-	"crypto/cipher"
 	"crypto/ed25519"
-	"crypto/hkdf"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
@@ -64,29 +61,13 @@ func signingKeyKey(fileKey []byte) []byte {
 	if fileKey == nil {
 		fileKey = make([]byte, 32)
 	}
-	key, err := hkdf.Key(sha256.New, fileKey, nil, "app-access signing keys v1", 32)
-	if err != nil {
-		panic(fmt.Sprintf("deriving the signing-key key: %v", err)) // only for lengths HKDF cannot give
-	}
-	return key
+	return deriveKey(fileKey, "app-access signing keys v1")
 }
 
 // seedAAD binds a sealed seed to its application and key id, so a sealed
 // seed copied to another key or application does not open.
 func seedAAD(appID, keyID string) []byte {
 	return []byte("app-access signing key v1\x00" + appID + "\x00" + keyID)
-}
-
-func seedAEAD(key []byte) cipher.AEAD {
-	block, err := aes.NewCipher(key)
-	if err != nil {
-		panic(fmt.Sprintf("signing-key cipher: %v", err)) // the key is always 32 bytes
-	}
-	aead, err := cipher.NewGCM(block)
-	if err != nil {
-		panic(fmt.Sprintf("signing-key cipher: %v", err))
-	}
-	return aead
 }
 
 // newSigningKey makes a key of generation gen for an application, its seed
@@ -97,23 +78,15 @@ func newSigningKey(key []byte, appID string, gen int, now time.Time) (*SigningKe
 		return nil, nil, fmt.Errorf("generating signing key: %w", err)
 	}
 	k := &SigningKey{ID: SigningKeyID(pub), AppID: appID, Generation: gen, PublicKey: pub, CreatedAt: now}
-	aead := seedAEAD(key)
-	nonce := make([]byte, aead.NonceSize())
-	if _, err := rand.Read(nonce); err != nil {
+	if k.SealedSeed, err = sealSecret(key, priv.Seed(), seedAAD(appID, k.ID)); err != nil {
 		return nil, nil, fmt.Errorf("sealing signing key: %w", err)
 	}
-	k.SealedSeed = aead.Seal(nonce, nonce, priv.Seed(), seedAAD(appID, k.ID))
 	return k, priv, nil
 }
 
 // openSeed unseals k's private key and checks that it is k's.
 func openSeed(key []byte, k *SigningKey) (ed25519.PrivateKey, error) {
-	aead := seedAEAD(key)
-	if len(k.SealedSeed) < aead.NonceSize() {
-		return nil, errors.New("sealed seed too short")
-	}
-	n := aead.NonceSize()
-	seed, err := aead.Open(nil, k.SealedSeed[:n], k.SealedSeed[n:], seedAAD(k.AppID, k.ID))
+	seed, err := openSecret(key, k.SealedSeed, seedAAD(k.AppID, k.ID))
 	if err != nil {
 		return nil, fmt.Errorf("opening signing key %s (another file key?): %w", k.ID, err)
 	}

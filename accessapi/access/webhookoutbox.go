@@ -62,8 +62,6 @@ func (o *WebhookOutbox) Listen(ctx context.Context, e Event) {
 	if e.AppID == "" || !slices.Contains(WebhookEvents, e.Kind) {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), o.cfg.Timeout)
-	defer cancel()
 	hooks, err := o.endpoints(ctx, e.AppID)
 	if err != nil {
 		o.fail(fmt.Errorf("reading the webhooks of application %s for %s: %w", e.AppID, e.Kind, err))
@@ -84,20 +82,30 @@ func (o *WebhookOutbox) Listen(ctx context.Context, e Event) {
 	if len(ds) == 0 {
 		return
 	}
+	ctx, cancel := o.bounded(ctx)
+	defer cancel()
 	if err := o.store.InsertDeliveries(ctx, ds); err != nil {
 		o.fail(fmt.Errorf("writing the %d %s deliveries of application %s: %w", len(ds), e.Kind, e.AppID, err))
-	}
-	if o.cfg.OnQueued != nil {
+	} else if o.cfg.OnQueued != nil {
 		o.cfg.OnQueued()
 	}
 }
 
-// endpoints returns an application's endpoints, from cache when fresh.
+// bounded is the context of one store call of the outbox: it outlives the
+// use case's cancellation (the change is stored already) up to Timeout.
+func (o *WebhookOutbox) bounded(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), o.cfg.Timeout)
+}
+
+// endpoints returns an application's endpoints, from cache when fresh (no
+// store call and no allocation then: every login and sign-up asks).
 func (o *WebhookOutbox) endpoints(ctx context.Context, appID string) ([]Webhook, error) {
 	if ws, ok := o.cache.get(appID); ok {
 		return ws, nil
 	}
 	stamp := o.cache.stamp()
+	ctx, cancel := o.bounded(ctx)
+	defer cancel()
 	ws, err := o.store.Webhooks(ctx, appID)
 	if err != nil {
 		return nil, err

@@ -1,13 +1,8 @@
 package access
 
 import (
-	"crypto/aes"
-	"crypto/cipher"
-	"crypto/hkdf"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base64"
-	"errors"
 	"fmt"
 )
 
@@ -34,47 +29,21 @@ func WebhookKey(fileKey []byte) []byte {
 	if fileKey == nil {
 		return make([]byte, 32)
 	}
-	key, err := hkdf.Key(sha256.New, fileKey, nil, "app-access webhook secrets v1", 32)
-	if err != nil {
-		panic(fmt.Sprintf("deriving the webhook key: %v", err)) // only for lengths HKDF cannot give
-	}
-	return key
+	return deriveKey(fileKey, "app-access webhook secrets v1")
 }
 
 // SealWebhookSecret encrypts an endpoint's secret under key: a 12-byte
 // random nonce, then the sealed secret, with the endpoint's ID
 // authenticated so a sealed secret cannot be moved to another endpoint.
 func SealWebhookSecret(key []byte, webhookID, secret string) ([]byte, error) {
-	aead, err := webhookAEAD(key)
-	if err != nil {
-		return nil, err
-	}
-	nonce := make([]byte, aead.NonceSize())
-	_, _ = rand.Read(nonce)
-	return aead.Seal(nonce, nonce, []byte(secret), []byte(webhookID)), nil
+	return sealSecret(key, []byte(secret), []byte(webhookID))
 }
 
 // OpenWebhookSecret returns the secret SealWebhookSecret sealed.
 func OpenWebhookSecret(key []byte, w *Webhook) (string, error) {
-	aead, err := webhookAEAD(key)
-	if err != nil {
-		return "", err
-	}
-	n := aead.NonceSize()
-	if len(w.SealedSecret) < n {
-		return "", errors.New("the sealed webhook secret is too short")
-	}
-	plain, err := aead.Open(nil, w.SealedSecret[:n], w.SealedSecret[n:], []byte(w.ID))
+	plain, err := openSecret(key, w.SealedSecret, []byte(w.ID))
 	if err != nil {
 		return "", fmt.Errorf("opening the secret of webhook %s (another file key?): %w", w.ID, err)
 	}
 	return string(plain), nil
-}
-
-func webhookAEAD(key []byte) (cipher.AEAD, error) {
-	block, err := aes.NewCipher(key)
-	if err != nil {
-		return nil, fmt.Errorf("webhook key: %w", err)
-	}
-	return cipher.NewGCM(block)
 }
