@@ -3,9 +3,9 @@ package access
 import (
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/hkdf"
 	"crypto/hmac"
 	"crypto/rand"
-	"crypto/hkdf"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
