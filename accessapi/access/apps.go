@@ -123,7 +123,7 @@ func (s *Service) CreateApp(ctx context.Context, st AppSettings) (*NewApp, error
 	if err := s.store.InsertApp(ctx, &app); err != nil {
 		return nil, wrapStore(err, "creating application")
 	}
-	s.createFirstSigningKey(ctx, app.ID)
+	_ = s.createFirstSigningKey(ctx, app.ID) // made on first need otherwise
 	s.emit(ctx, Event{Kind: EventAppCreated, AppID: app.ID, APIKey: app.APIKey, After: appSettingsOf(&app)})
 	return &NewApp{App: app, APISecret: secret}, nil
 }

@@ -145,10 +145,7 @@ func (b *batcher) sign(leaf [32]byte) (sig []byte, index int, proof []byte) {
 // signBatch builds the tree of the batch's leaves, signs its root and
 // gives each request its index and proof.
 func (b *batcher) signBatch(batch []*signRequest) {
-	depth := bits.Len(uint(len(batch) - 1))
-	if len(batch) == 1 {
-		depth = 0
-	}
+	depth := bits.Len(uint(len(batch) - 1)) // 0 for a batch of one
 	width := 1 << depth
 	levels := make([][][32]byte, depth+1)
 	levels[0] = make([][32]byte, width)

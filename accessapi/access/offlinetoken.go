@@ -99,7 +99,7 @@ func (s *Service) IssueOfflineToken(ctx context.Context, app *App, c Credentials
 	if app.DeviceAuth {
 		claims.HardwareID = c.HardwareID
 	}
-	tok, err := SignOfflineToken(r.signer.key, claims)
+	tok, err := SignOfflineToken(r.signer.batch.key, claims)
 	if err != nil {
 		return nil, err
 	}

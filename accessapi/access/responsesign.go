@@ -32,13 +32,11 @@ const MaxNonceLength = 128
 // Signer signs with an application's active key.
 type Signer struct {
 	KeyID string
-	AppID string
-	key   ed25519.PrivateKey
-	batch batcher
+	batch batcher // holds the private key
 }
 
-func newSigner(appID, keyID string, key ed25519.PrivateKey) *Signer {
-	return &Signer{KeyID: keyID, AppID: appID, key: key, batch: batcher{key: key}}
+func newSigner(keyID string, key ed25519.PrivateKey) *Signer {
+	return &Signer{KeyID: keyID, batch: batcher{key: key}}
 }
 
 // ValidNonce reports whether a client's nonce is one the server echoes:
@@ -130,6 +128,12 @@ func (s *Service) ResponseSigner(ctx context.Context, apiKey string) (*Signer, e
 	if err != nil {
 		return nil, err
 	}
+	return s.SignerOf(ctx, app)
+}
+
+// SignerOf returns the signer of app, which the request authenticated
+// already (ResponseSigner finds it by its API key).
+func (s *Service) SignerOf(ctx context.Context, app *App) (*Signer, error) {
 	r, err := s.keyRing(ctx, app.ID)
 	if err != nil {
 		return nil, err

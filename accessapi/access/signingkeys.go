@@ -121,12 +121,7 @@ func (s *Service) keyRing(ctx context.Context, appID string) (*keyRing, error) {
 		return nil, wrapStore(err, "reading signing keys")
 	}
 	if len(keys) == 0 {
-		k, _, err := newSigningKey(s.signKey, appID, 1, s.Now())
-		if err != nil {
-			return nil, err
-		}
-		err = s.store.InsertSigningKey(ctx, k)
-		if err != nil && !errors.Is(err, ErrDuplicate) {
+		if err := s.createFirstSigningKey(ctx, appID); err != nil && !errors.Is(err, ErrDuplicate) {
 			return nil, wrapStore(err, "creating signing key")
 		}
 		if keys, err = s.store.SigningKeys(ctx, appID); err != nil {
@@ -151,7 +146,7 @@ func (s *Service) ringOf(keys []SigningKey) (*keyRing, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &keyRing{keys: keys, signer: newSigner(active.AppID, active.ID, priv)}, nil
+	return &keyRing{keys: keys, signer: newSigner(active.ID, priv)}, nil
 }
 
 // SigningKeys returns an application's published keys, oldest first; the
@@ -236,11 +231,12 @@ func (s *Service) RetireSigningKey(ctx context.Context, appID, keyID string) err
 	return nil
 }
 
-// createFirstSigningKey gives a new application its first key. A failure is
-// not the creation's: the key is made on first need.
-func (s *Service) createFirstSigningKey(ctx context.Context, appID string) {
+// createFirstSigningKey gives an application its first key (generation 1):
+// of concurrent creators one wins, the others get ErrDuplicate.
+func (s *Service) createFirstSigningKey(ctx context.Context, appID string) error {
 	k, _, err := newSigningKey(s.signKey, appID, 1, s.Now())
-	if err == nil {
-		_ = s.store.InsertSigningKey(ctx, k)
+	if err != nil {
+		return err
 	}
+	return s.store.InsertSigningKey(ctx, k)
 }

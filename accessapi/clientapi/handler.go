@@ -91,6 +91,9 @@ func (h *Handler) withApp(fn endpoint) http.Handler {
 		r = r.WithContext(access.WithClientAddress(r.Context(), h.clientIP(r)))
 		app, err := h.auth.App(r)
 		if err == nil {
+			if sw, ok := w.(*signingWriter); ok {
+				sw.app = app // signed with its key, without finding it again
+			}
 			err = fn(w, r, app)
 		}
 		if err != nil {

@@ -29,6 +29,7 @@ type signingWriter struct {
 	http.ResponseWriter
 	h      *Handler
 	r      *http.Request
+	app    *access.App // the application, once the request authenticated it
 	status int
 	body   bytes.Buffer
 	sent   bool // the headers were sent by sendSigned
@@ -66,7 +67,13 @@ func (w *signingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // answer goes out unsigned, which a verifying client refuses.
 func (w *signingWriter) sign(status int, sum []byte) {
 	ctx := w.r.Context()
-	signer, err := w.h.svc().ResponseSigner(ctx, w.r.Header.Get(HeaderAPIKey))
+	var signer *access.Signer
+	var err error
+	if w.app != nil {
+		signer, err = w.h.svc().SignerOf(ctx, w.app)
+	} else { // not authenticated (a refusal, an unknown route): by the key alone
+		signer, err = w.h.svc().ResponseSigner(ctx, w.r.Header.Get(HeaderAPIKey))
+	}
 	if err != nil {
 		w.h.logger.Warn("answer not signed: the signing key could not be read", zap.Error(err))
 		return
