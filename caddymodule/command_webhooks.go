@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/appaccess/appaccess/accessapi/access"
 	"github.com/appaccess/appaccess/accessapi/adminclient"
 	"github.com/appaccess/appaccess/accessapi/wire"
 )
@@ -44,8 +45,11 @@ func (c *cli) webhooksCommand() *cobra.Command {
 	hooks := &cobra.Command{Use: "webhooks", Short: "Webhook endpoints of an application and their deliveries"}
 	create := appScoped(&cobra.Command{Use: "create", Short: "Add an endpoint; its signing secret (whsec_…) is printed once", Args: cobra.NoArgs}, &app)
 	create.Flags().StringVar(&url, "url", "", "the endpoint's http or https URL (required)")
-	create.Flags().StringSliceVar(&events, "event", nil, "an event to send (repeatable, required): user.signed_up, license.activated, "+
-		"session.created, session.ended, user.banned, user.unbanned, user.deleted, licenses.created, license.deleted")
+	names := make([]string, len(access.WebhookEvents))
+	for i, k := range access.WebhookEvents {
+		names[i] = string(k)
+	}
+	create.Flags().StringSliceVar(&events, "event", nil, "an event to send (repeatable, required): "+strings.Join(names, ", "))
 	_ = create.MarkFlagRequired("url")
 	_ = create.MarkFlagRequired("event")
 	createdColumns := append([]column[wire.Webhook]{{"secret", func(w wire.Webhook) string { return w.Secret }}}, webhookColumns...)
