@@ -37,6 +37,9 @@ type options struct {
 	licenses    int
 	smoke, keep bool
 	profile     string
+	// focus, when "token", runs only the warm token path against respond,
+	// alternated: the quick loop for work on that path's cost.
+	focus string
 }
 
 func main() {
@@ -48,9 +51,17 @@ func main() {
 	flag.BoolVar(&o.smoke, "smoke", false, "short run on small data, without targets (for CI)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary folder (server log, data)")
 	flag.StringVar(&o.profile, "profile", "", "write the server's CPU profiles of the token and login paths (token.pprof, login.pprof) to this folder")
+	flag.StringVar(&o.focus, "focus", "", `"token": seed small data and alternate respond and the warm token path 4 times (with -profile: token.pprof over all token runs)`)
 	flag.Parse()
+	if o.focus != "" && o.focus != "token" {
+		fmt.Fprintln(os.Stderr, "bench: -focus takes only \"token\"")
+		os.Exit(2)
+	}
 	if o.smoke {
-		o.duration, o.users, o.licenses = 2*time.Second, 50, 1000
+		o.duration = 2 * time.Second
+	}
+	if o.smoke || o.focus != "" {
+		o.users, o.licenses = 50, 1000
 	}
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -228,6 +239,11 @@ func run(o options) error {
 	}
 
 	fmt.Printf("driving each path for %v with %d connections (app_context body %d bytes) ...\n", o.duration, o.conns, ctxBytes)
+	tokenRequest := get(api("/app_context"), appH(seed.app, "Authorization", "Bearer "+seed.token))
+	if o.focus == "token" {
+		return focusToken(o, c, p, func() result { return drive("baseline: respond", get(api("/bench/respond"), nil), 200) },
+			func() result { return drive("app_context, Bearer token", tokenRequest, 200) })
+	}
 	respondBefore := drive("baseline: respond", get(api("/bench/respond"), nil), 200)
 	// profiled runs a path while the server's CPU profile is taken.
 	profiled := func(name string, run func() result) result {
@@ -246,7 +262,7 @@ func run(o options) error {
 		return run()
 	}
 	token := profiled("token", func() result {
-		return drive("app_context, Bearer token", get(api("/app_context"), appH(seed.app, "Authorization", "Bearer "+seed.token)), 200)
+		return drive("app_context, Bearer token", tokenRequest, 200)
 	})
 	legacy := drive("app_context, username/password headers", get(api("/app_context"), appH(seed.app, "x-api-username", seed.username, "x-api-password", seed.password)), 200)
 	license := drive("app_context, license-code header", get(api("/app_context"), appH(seed.app, "x-api-license-code", seed.code)), 200)
@@ -580,4 +596,47 @@ func repoRoot() (string, error) {
 		return "", fmt.Errorf("run from inside the repository")
 	}
 	return filepath.Dir(mod), nil
+}
+
+// focusToken alternates respond and the warm token path four times each
+// and prints their ratios (rate and server CPU per request), profiling the
+// token runs when asked.
+func focusToken(o options, c *client, p ports, respond, token func() result) error {
+	var r, t result
+	var rAlloc, tAlloc, rGC, tGC int64
+	counted := func(run func() result, alloc, gcs *int64) func() result {
+		return func() result {
+			a0, g0 := c.memCounters(p.admin)
+			res := run()
+			a1, g1 := c.memCounters(p.admin)
+			*alloc += a1 - a0
+			*gcs += g1 - g0
+			return res
+		}
+	}
+	respond, token = counted(respond, &rAlloc, &rGC), counted(token, &tAlloc, &tGC)
+	for i := 0; i < 4; i++ {
+		r = sumOf(r, respond())
+		if o.profile == "" {
+			t = sumOf(t, token())
+			continue
+		}
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := c.cpuProfile(p.admin, o.duration-time.Second, filepath.Join(o.profile, fmt.Sprintf("token-%d.pprof", i))); err != nil {
+				fmt.Fprintln(os.Stderr, "profile:", err)
+			}
+		}()
+		t = sumOf(t, token())
+		wg.Wait()
+	}
+	fmt.Printf("\ntoken path: %.3f × respond by rate; server CPU/request %v vs respond %v (%.3f)\n", t.rate()/r.rate(),
+		t.cpuPerRequest().Round(100*time.Nanosecond), r.cpuPerRequest().Round(100*time.Nanosecond),
+		float64(r.cpuPerRequest())/float64(t.cpuPerRequest()))
+	perReq := func(v int64, n int) float64 { return float64(v) / float64(max(n, 1)) }
+	fmt.Printf("server allocation/request: token %.0f B vs respond %.0f B; collections per 10,000 requests: token %.1f vs respond %.1f\n",
+		perReq(tAlloc, t.requests), perReq(rAlloc, r.requests), 1e4*perReq(tGC, t.requests), 1e4*perReq(rGC, r.requests))
+	return nil
 }

@@ -288,6 +288,21 @@ func (c *client) memStats(adminPort int) (string, error) {
 	return strings.Join(out, ", ") + " (MiB)", nil
 }
 
+// memCounters reads the server's TotalAlloc (bytes) and NumGC.
+func (c *client) memCounters(adminPort int) (alloc, gcs int64) {
+	res, err := http.Get(fmt.Sprintf("http://localhost:%d/debug/pprof/heap?debug=1", adminPort))
+	if err != nil {
+		return 0, 0
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	for _, line := range strings.Split(string(raw), "\n") {
+		_, _ = fmt.Sscanf(line, "# TotalAlloc = %d", &alloc)
+		_, _ = fmt.Sscanf(line, "# NumGC = %d", &gcs)
+	}
+	return alloc, gcs
+}
+
 // stop asks the server to exit (POST /stop on the admin endpoint).
 func (c *client) stop(adminPort int) error {
 	return c.do("POST", fmt.Sprintf("http://localhost:%d/stop", adminPort), nil, nil, 200, nil)
