@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"math/bits"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -23,12 +24,18 @@ import (
 //	node = SHA-256(0x01 || left || right)   absent leaves are 32 zero bytes
 //	root message = "app-access-responses-v1\n" || lower-hex(root)
 
-// maxBatch bounds the answers one signature covers (a proof of 8 hashes).
-const maxBatch = 256
+// maxBatch bounds the answers one signature covers (a proof of maxDepth
+// hashes).
+const (
+	maxBatch = 1 << maxDepth
+	maxDepth = 8
+)
+
+const rootMessagePrefix = "app-access-responses-v1\n"
 
 // RootMessage is the byte string the signature of a batch covers.
 func RootMessage(root []byte) []byte {
-	return hex.AppendEncode([]byte("app-access-responses-v1\n"), root)
+	return hex.AppendEncode([]byte(rootMessagePrefix), root)
 }
 
 // LeafHash is the Merkle leaf of a signing input.
@@ -68,22 +75,39 @@ func MerkleRoot(leaf [32]byte, index int, proof []byte) (root [32]byte, ok bool)
 	return h, true
 }
 
-// signRequest is one answer waiting for its signature.
-type signRequest struct {
+// signedLeaf is one answer waiting for its signature, and then holding it:
+// the batch's signature, the leaf's index and its proof. It is pooled, and
+// holds everything it returns, so a signed answer allocates nothing here.
+type signedLeaf struct {
 	leaf  [32]byte
 	wake  chan struct{}
 	lead  bool // woken to sign the next batch, not with a result
-	sig   []byte
+	sig   [ed25519.SignatureSize]byte
 	index int
-	proof []byte
+	depth int
+	path  [maxDepth * 32]byte
 }
+
+// proof is the sibling hashes from the leaf up to the root.
+func (l *signedLeaf) proof() []byte { return l.path[:32*l.depth] }
+
+var signedLeaves = sync.Pool{New: func() any { return &signedLeaf{wake: make(chan struct{}, 1)} }}
+
+// release returns l to the pool once its signature has been read.
+func (l *signedLeaf) release() { signedLeaves.Put(l) }
 
 // batcher signs the leaves handed to it, in batches while some wait.
 type batcher struct {
 	key     ed25519.PrivateKey
 	mu      sync.Mutex
 	busy    bool
-	pending []*signRequest
+	pending []*signedLeaf
+	// spare is an empty array for the next pending list: the batches
+	// reuse two arrays instead of allocating one each.
+	spare []*signedLeaf
+	// levels is the tree of the batch being signed, kept for the next:
+	// only the leader (one at a time, handed over under mu) touches it.
+	levels [maxDepth + 1][][32]byte
 	// signatures and answers count the work done, for Signer.Counts.
 	signatures, answers atomic.Uint64
 }
@@ -94,21 +118,18 @@ func (sg *Signer) Counts() (signatures, answers uint64) {
 	return sg.batch.signatures.Load(), sg.batch.answers.Load()
 }
 
-var signRequests = sync.Pool{New: func() any { return &signRequest{wake: make(chan struct{}, 1)} }}
-
-// sign returns the signature of the batch leaf ends up in, the leaf's
-// index and its proof.
-func (b *batcher) sign(leaf [32]byte) (sig []byte, index int, proof []byte) {
-	r := signRequests.Get().(*signRequest)
-	r.leaf, r.lead, r.sig, r.proof = leaf, false, nil, nil
-	defer signRequests.Put(r)
+// sign returns leaf signed, in the batch it ended up in; the caller
+// releases it after reading it.
+func (b *batcher) sign(leaf [32]byte) *signedLeaf {
+	r := signedLeaves.Get().(*signedLeaf)
+	r.leaf, r.lead = leaf, false
 	b.mu.Lock()
 	b.pending = append(b.pending, r)
 	if b.busy {
 		b.mu.Unlock()
 		<-r.wake
 		if !r.lead {
-			return r.sig, r.index, r.proof
+			return r
 		}
 	} else {
 		b.busy = true
@@ -120,12 +141,24 @@ func (b *batcher) sign(leaf [32]byte) (sig []byte, index int, proof []byte) {
 	// an idle server nothing else runs and it goes on at once.
 	runtime.Gosched()
 	b.mu.Lock()
-	n := min(len(b.pending), maxBatch)
-	batch := b.pending[:n:n]
-	b.pending = append([]*signRequest(nil), b.pending[n:]...)
+	batch := b.pending
+	if len(batch) > maxBatch {
+		b.pending = append(b.spare[:0], batch[maxBatch:]...)
+		batch = batch[:maxBatch]
+	} else {
+		b.pending = b.spare[:0]
+	}
+	b.spare = nil
 	b.mu.Unlock()
 	b.signBatch(batch)
+	for _, x := range batch {
+		if x != r {
+			x.wake <- struct{}{}
+		}
+	}
+	clear(batch)
 	b.mu.Lock()
+	b.spare = batch[:0]
 	if len(b.pending) > 0 {
 		next := b.pending[0]
 		next.lead = true
@@ -134,44 +167,39 @@ func (b *batcher) sign(leaf [32]byte) (sig []byte, index int, proof []byte) {
 		b.busy = false
 	}
 	b.mu.Unlock()
-	for _, x := range batch {
-		if x != r {
-			x.wake <- struct{}{}
-		}
-	}
-	return r.sig, r.index, r.proof
+	return r
 }
 
 // signBatch builds the tree of the batch's leaves, signs its root and
-// gives each request its index and proof.
-func (b *batcher) signBatch(batch []*signRequest) {
+// gives each leaf the signature, its index and its proof.
+func (b *batcher) signBatch(batch []*signedLeaf) {
 	depth := bits.Len(uint(len(batch) - 1)) // 0 for a batch of one
-	width := 1 << depth
-	levels := make([][][32]byte, depth+1)
-	levels[0] = make([][32]byte, width)
-	for i, x := range batch {
-		levels[0][i] = x.leaf
+	for d := 0; d <= depth; d++ {
+		b.levels[d] = slices.Grow(b.levels[d][:0], 1<<(depth-d))[:1<<(depth-d)]
 	}
+	leaves := b.levels[0]
+	for i, x := range batch {
+		leaves[i] = x.leaf
+	}
+	clear(leaves[len(batch):]) // absent leaves are zero
 	for d := 1; d <= depth; d++ {
-		below := levels[d-1]
-		levels[d] = make([][32]byte, len(below)/2)
-		for i := range levels[d] {
-			levels[d][i] = nodeHash(&below[2*i], &below[2*i+1])
+		below, level := b.levels[d-1], b.levels[d]
+		for i := range level {
+			level[i] = nodeHash(&below[2*i], &below[2*i+1])
 		}
 	}
-	root := levels[depth][0]
-	sig := ed25519.Sign(b.key, RootMessage(root[:]))
+	root := b.levels[depth][0]
+	var msg [len(rootMessagePrefix) + 2*sha256.Size]byte
+	copy(msg[:], rootMessagePrefix)
+	hex.Encode(msg[len(rootMessagePrefix):], root[:])
+	sig := ed25519.Sign(b.key, msg[:])
 	b.signatures.Add(1)
 	b.answers.Add(uint64(len(batch)))
-	proofs := make([]byte, 32*depth*len(batch)) // one allocation for the batch's proofs
 	for i, x := range batch {
-		x.sig, x.index = sig, i
-		if depth == 0 {
-			continue
-		}
-		x.proof = proofs[32*depth*i : 32*depth*i : 32*depth*(i+1)]
+		copy(x.sig[:], sig)
+		x.index, x.depth = i, depth
 		for d, j := 0, i; d < depth; d, j = d+1, j/2 {
-			x.proof = append(x.proof, levels[d][j^1][:]...)
+			copy(x.path[32*d:], b.levels[d][j^1][:])
 		}
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"strconv"
-	"sync"
 	"time"
 )
 
@@ -64,19 +63,11 @@ func ResponseSigningInput(method, target string, status int, nonce string, ts in
 		method, target, status, nonce, ts, keyID, bodySHA256)
 }
 
-// inputBuffers hold the 0x00 prefix and signing input of a leaf.
-var inputBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
-
-// responseLeaf is LeafHash(ResponseSigningInput(…)) without allocating.
+// responseLeaf is LeafHash(ResponseSigningInput(…)), built on the stack
+// unless the target or nonce is unusually long.
 func responseLeaf(method, target string, status int, nonce string, ts int64, keyID string, bodySHA256 []byte) [32]byte {
-	bp := inputBuffers.Get().(*[]byte)
-	b := appendSigningInput(append((*bp)[:0], 0), method, target, status, nonce, ts, keyID, bodySHA256)
-	leaf := sha256.Sum256(b)
-	if cap(b) <= 4096 {
-		*bp = b
-		inputBuffers.Put(bp)
-	}
-	return leaf
+	var buf [512]byte
+	return sha256.Sum256(appendSigningInput(append(buf[:0], 0), method, target, status, nonce, ts, keyID, bodySHA256))
 }
 
 func appendSigningInput(b []byte, method, target string, status int, nonce string, ts int64, keyID string, bodySHA256 []byte) []byte {
@@ -99,18 +90,19 @@ func appendSigningInput(b []byte, method, target string, status int, nonce strin
 // SignResponse returns the App-Access-Signature header value of a response.
 func (sg *Signer) SignResponse(method, target string, status int, nonce string, at time.Time, bodySHA256 []byte) string {
 	ts := at.Unix()
-	sig, index, proof := sg.batch.sign(responseLeaf(method, target, status, nonce, ts, sg.KeyID, bodySHA256))
-	b := make([]byte, 0, 150+len(proof)*4/3)
-	b = append(b, ResponseSignatureVersion+"; kid="...)
+	signed := sg.batch.sign(responseLeaf(method, target, status, nonce, ts, sg.KeyID, bodySHA256))
+	defer signed.release()
+	var buf [512]byte
+	b := append(buf[:0], ResponseSignatureVersion+"; kid="...)
 	b = append(b, sg.KeyID...)
 	b = append(b, "; ts="...)
 	b = strconv.AppendInt(b, ts, 10)
 	b = append(b, "; idx="...)
-	b = strconv.AppendInt(b, int64(index), 10)
+	b = strconv.AppendInt(b, int64(signed.index), 10)
 	b = append(b, "; proof="...)
-	b = base64.StdEncoding.AppendEncode(b, proof)
+	b = base64.StdEncoding.AppendEncode(b, signed.proof())
 	b = append(b, "; sig="...)
-	b = base64.StdEncoding.AppendEncode(b, sig)
+	b = base64.StdEncoding.AppendEncode(b, signed.sig[:])
 	return string(b)
 }
 

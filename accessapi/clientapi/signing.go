@@ -63,17 +63,18 @@ func (w *signingWriter) Write(p []byte) (int, error) {
 func (w *signingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // sign sets the signature headers of an answer of status whose body has
-// the SHA-256 sum. Without a signer (the store could not be read) the
-// answer goes out unsigned, which a verifying client refuses.
-func (w *signingWriter) sign(status int, sum []byte) {
-	ctx := w.r.Context()
-	var signer *access.Signer
-	var err error
-	if w.app != nil {
-		signer, err = w.h.svc().SignerOf(ctx, w.app)
-	} else { // not authenticated (a refusal, an unknown route): by the key alone
-		signer, err = w.h.svc().ResponseSigner(ctx, w.r.Header.Get(HeaderAPIKey))
+// the SHA-256 sum, and Content-Length when contentLength is not negative
+// (the header values share one allocation). Without a signer (the store
+// could not be read) the answer goes out unsigned, which a verifying
+// client refuses.
+func (w *signingWriter) sign(status int, sum []byte, contentLength int) {
+	hdr := w.ResponseWriter.Header()
+	vals := make([]string, 3) // signature, nonce, length
+	if contentLength >= 0 {
+		vals[2] = strconv.Itoa(contentLength)
+		hdr["Content-Length"] = vals[2:3:3]
 	}
+	signer, err := w.signer()
 	if err != nil {
 		w.h.logger.Warn("answer not signed: the signing key could not be read", zap.Error(err))
 		return
@@ -85,17 +86,28 @@ func (w *signingWriter) sign(status int, sum []byte) {
 	if !access.ValidNonce(nonce) {
 		nonce = ""
 	}
-	hdr := w.ResponseWriter.Header()
-	hdr[HeaderSignature] = []string{signer.SignResponse(w.r.Method, requestTarget(w.r), status, nonce, w.h.svc().Now(), sum)}
+	vals[0] = signer.SignResponse(w.r.Method, requestTarget(w.r), status, nonce, w.h.svc().Now(), sum)
+	hdr[HeaderSignature] = vals[0:1:1]
 	if nonce != "" {
-		hdr[HeaderNonce] = []string{nonce}
+		vals[1] = nonce
+		hdr[HeaderNonce] = vals[1:2:2]
 	}
+}
+
+// signer is the signer of the request's application: the one it
+// authenticated, else the one its API key names (a refusal, an unknown
+// route), or nil when the key names none.
+func (w *signingWriter) signer() (*access.Signer, error) {
+	if w.app != nil {
+		return w.h.svc().SignerOf(w.r.Context(), w.app)
+	}
+	return w.h.svc().ResponseSigner(w.r.Context(), w.r.Header.Get(HeaderAPIKey))
 }
 
 // sendSigned signs an answer whose body the handler is about to stream and
 // whose SHA-256 is sum, and sends its headers.
 func (w *signingWriter) sendSigned(status int, sum []byte) {
-	w.sign(status, sum)
+	w.sign(status, sum, -1)
 	w.sent = true
 	w.ResponseWriter.WriteHeader(status)
 }
@@ -110,11 +122,11 @@ func (w *signingWriter) finish() {
 		status = http.StatusOK
 	}
 	sum := sha256.Sum256(w.body.Bytes())
-	w.sign(status, sum[:])
-	hdr := w.ResponseWriter.Header()
-	if hdr.Get("Content-Length") == "" && status != http.StatusNotModified && status != http.StatusNoContent {
-		hdr["Content-Length"] = []string{strconv.Itoa(w.body.Len())}
+	length := -1
+	if w.ResponseWriter.Header().Get("Content-Length") == "" && status != http.StatusNotModified && status != http.StatusNoContent {
+		length = w.body.Len()
 	}
+	w.sign(status, sum[:], length)
 	w.ResponseWriter.WriteHeader(status)
 	if w.body.Len() > 0 {
 		_, _ = w.ResponseWriter.Write(w.body.Bytes())
