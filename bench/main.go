@@ -51,7 +51,7 @@ func main() {
 	flag.BoolVar(&o.smoke, "smoke", false, "short run on small data, without targets (for CI)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary folder (server log, data)")
 	flag.StringVar(&o.profile, "profile", "", "write the server's CPU profiles of the token and login paths (token.pprof, login.pprof) to this folder")
-	flag.StringVar(&o.focus, "focus", "", `"token": seed small data and alternate respond and the warm token path 4 times (with -profile: token.pprof over all token runs)`)
+	flag.StringVar(&o.focus, "focus", "", `"token": seed small data and alternate respond and the warm token path 4 times (with -profile: respond-N.pprof and token-N.pprof of each run)`)
 	flag.Parse()
 	if o.focus != "" && o.focus != "token" {
 		fmt.Fprintln(os.Stderr, "bench: -focus takes only \"token\"")
@@ -599,8 +599,8 @@ func repoRoot() (string, error) {
 }
 
 // focusToken alternates respond and the warm token path four times each
-// and prints their ratios (rate and server CPU per request), profiling the
-// token runs when asked.
+// and prints their ratios (rate and server CPU per request) and their
+// allocation, profiling each run when asked.
 func focusToken(o options, c *client, p ports, respond, token func() result) error {
 	var r, t result
 	var rAlloc, tAlloc, rGC, tGC int64
@@ -615,22 +615,23 @@ func focusToken(o options, c *client, p ports, respond, token func() result) err
 		}
 	}
 	respond, token = counted(respond, &rAlloc, &rGC), counted(token, &tAlloc, &tGC)
-	for i := 0; i < 4; i++ {
-		r = sumOf(r, respond())
+	// profiled runs a path, with the server's CPU profile taken when asked.
+	profiled := func(name string, run func() result) result {
 		if o.profile == "" {
-			t = sumOf(t, token())
-			continue
+			return run()
 		}
 		var wg sync.WaitGroup
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := c.cpuProfile(p.admin, o.duration-time.Second, filepath.Join(o.profile, fmt.Sprintf("token-%d.pprof", i))); err != nil {
+		wg.Go(func() {
+			if err := c.cpuProfile(p.admin, o.duration-time.Second, filepath.Join(o.profile, name+".pprof")); err != nil {
 				fmt.Fprintln(os.Stderr, "profile:", err)
 			}
-		}()
-		t = sumOf(t, token())
-		wg.Wait()
+		})
+		defer wg.Wait()
+		return run()
+	}
+	for i := range 4 {
+		r = sumOf(r, profiled(fmt.Sprint("respond-", i), respond))
+		t = sumOf(t, profiled(fmt.Sprint("token-", i), token))
 	}
 	fmt.Printf("\ntoken path: %.3f × respond by rate; server CPU/request %v vs respond %v (%.3f)\n", t.rate()/r.rate(),
 		t.cpuPerRequest().Round(100*time.Nanosecond), r.cpuPerRequest().Round(100*time.Nanosecond),
