@@ -106,7 +106,7 @@ var auditedKinds = map[EventKind]bool{
 	EventAppCreated: true, EventAppChanged: true, EventSecretRotated: true, EventAppDeleted: true,
 	EventContentChanged: true, EventLicensesCreated: true, EventLicenseDeleted: true,
 	EventLoginThrottled: true, EventSellerKeyCreated: true, EventSellerKeyRevoked: true,
-	EventWebhookCreated: true, EventWebhookChanged: true, EventWebhookDeleted: true, EventWebhookRedelivered: true,
+	EventWebhookCreated: true, EventWebhookChanged: true, EventWebhookDeleted: true, EventWebhookRedelivered: true, EventWebhookRotated: true,
 	EventSigningKeyRotated: true, EventSigningKeyRetired: true,
 }
 

@@ -25,12 +25,24 @@ type Webhook struct {
 	// SealedSecret is the signing secret ("whsec_…") sealed under the
 	// webhook key (SealWebhookSecret); the secret itself is shown once.
 	SealedSecret []byte
-	Enabled      bool
-	CreatedAt    time.Time
+	// PreviousSealedSecret is the secret the last rotation replaced,
+	// sealed the same way: deliveries are signed with it too until
+	// PreviousSecretUntil (see RotateWebhookSecret). Nil without an
+	// overlap.
+	PreviousSealedSecret []byte
+	PreviousSecretUntil  time.Time
+	Enabled              bool
+	CreatedAt            time.Time
 }
 
 // Subscribes reports whether the endpoint wants events of kind k.
 func (w *Webhook) Subscribes(k EventKind) bool { return w.Enabled && slices.Contains(w.Events, k) }
+
+// PreviousSecretActive reports whether deliveries at now are signed with
+// the previous secret too.
+func (w *Webhook) PreviousSecretActive(now time.Time) bool {
+	return w.PreviousSealedSecret != nil && now.Before(w.PreviousSecretUntil)
+}
 
 // WebhookEvents are the events an endpoint may subscribe to.
 var WebhookEvents = []EventKind{EventUserSignedUp, EventLicenseActivated, EventLoggedIn, EventLoggedOut,
@@ -42,6 +54,7 @@ const (
 	EventWebhookChanged     EventKind = "webhook.changed"
 	EventWebhookDeleted     EventKind = "webhook.deleted"
 	EventWebhookRedelivered EventKind = "webhook.redelivery_requested"
+	EventWebhookRotated     EventKind = "webhook.secret_rotated"
 )
 
 // MaxWebhooksPerApp bounds an application's endpoints: each event is
@@ -110,7 +123,14 @@ type DeliveryAttempt struct {
 // deliveries' attempts.
 type WebhookStore interface {
 	InsertWebhook(ctx context.Context, w *Webhook) error
+	// ReplaceWebhook writes an endpoint's settings (URL, events, enabled
+	// flag); its secrets are written only by RotateWebhookSecret.
 	ReplaceWebhook(ctx context.Context, w *Webhook) error
+	// RotateWebhookSecret writes w's secrets (current, previous and the
+	// previous one's end) in one write, if the stored current secret is
+	// still was; ErrNotFound when it is not (another rotation came first)
+	// or the endpoint is gone.
+	RotateWebhookSecret(ctx context.Context, w *Webhook, was []byte) error
 	DeleteWebhook(ctx context.Context, webhookID string) error
 	WebhookByID(ctx context.Context, webhookID string) (*Webhook, error)
 	// Webhooks lists an application's endpoints, oldest first.

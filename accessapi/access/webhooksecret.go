@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
+	"time"
 )
 
 // Webhook secrets are Standard Webhooks secrets: "whsec_" and the base64
@@ -46,4 +47,21 @@ func OpenWebhookSecret(key []byte, w *Webhook) (string, error) {
 		return "", fmt.Errorf("opening the secret of webhook %s (another file key?): %w", w.ID, err)
 	}
 	return string(plain), nil
+}
+
+// OpenWebhookSecrets returns the secrets a delivery at now is signed with:
+// the current one, then the previous one while its overlap lasts.
+func OpenWebhookSecrets(key []byte, w *Webhook, now time.Time) ([]string, error) {
+	current, err := OpenWebhookSecret(key, w)
+	if err != nil {
+		return nil, err
+	}
+	if !w.PreviousSecretActive(now) {
+		return []string{current}, nil
+	}
+	previous, err := openSecret(key, w.PreviousSealedSecret, []byte(w.ID))
+	if err != nil {
+		return nil, fmt.Errorf("opening the previous secret of webhook %s (another file key?): %w", w.ID, err)
+	}
+	return []string{current, string(previous)}, nil
 }

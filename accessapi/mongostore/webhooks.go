@@ -21,26 +21,48 @@ const (
 )
 
 type webhookDoc struct {
-	ID           string    `bson:"_id"`
-	AppID        string    `bson:"app_id"`
-	URL          string    `bson:"url"`
-	Events       []string  `bson:"events"`
-	SealedSecret []byte    `bson:"sealed_secret"`
-	Enabled      bool      `bson:"enabled"`
-	CreatedAt    time.Time `bson:"created_at"`
+	ID           string   `bson:"_id"`
+	AppID        string   `bson:"app_id"`
+	URL          string   `bson:"url"`
+	Events       []string `bson:"events"`
+	SealedSecret []byte   `bson:"sealed_secret"`
+	// The previous secret of a rotation's overlap and its end; absent (or
+	// null) without one.
+	PreviousSealedSecret []byte     `bson:"previous_sealed_secret,omitempty"`
+	PreviousSecretUntil  *time.Time `bson:"previous_secret_until,omitempty"`
+	Enabled              bool       `bson:"enabled"`
+	CreatedAt            time.Time  `bson:"created_at"`
 }
 
 func webhookDocOf(w *access.Webhook) webhookDoc {
-	d := webhookDoc{ID: w.ID, AppID: w.AppID, URL: w.URL, SealedSecret: w.SealedSecret, Enabled: w.Enabled, CreatedAt: w.CreatedAt,
-		Events: make([]string, len(w.Events))}
-	for i, k := range w.Events {
-		d.Events[i] = string(k)
-	}
+	d := webhookDoc{ID: w.ID, AppID: w.AppID, URL: w.URL, Events: eventNames(w.Events), SealedSecret: w.SealedSecret,
+		PreviousSealedSecret: w.PreviousSealedSecret, PreviousSecretUntil: timeOrNil(w.PreviousSecretUntil),
+		Enabled: w.Enabled, CreatedAt: w.CreatedAt}
 	return d
 }
 
+func eventNames(ks []access.EventKind) []string {
+	names := make([]string, len(ks))
+	for i, k := range ks {
+		names[i] = string(k)
+	}
+	return names
+}
+
+// timeOrNil is &t, or nil for the zero time.
+func timeOrNil(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
 func (d *webhookDoc) webhook() *access.Webhook {
-	w := &access.Webhook{ID: d.ID, AppID: d.AppID, URL: d.URL, SealedSecret: d.SealedSecret, Enabled: d.Enabled, CreatedAt: d.CreatedAt.UTC()}
+	w := &access.Webhook{ID: d.ID, AppID: d.AppID, URL: d.URL, SealedSecret: d.SealedSecret, PreviousSealedSecret: d.PreviousSealedSecret,
+		Enabled: d.Enabled, CreatedAt: d.CreatedAt.UTC()}
+	if d.PreviousSecretUntil != nil {
+		w.PreviousSecretUntil = d.PreviousSecretUntil.UTC()
+	}
 	for _, k := range d.Events {
 		w.Events = append(w.Events, access.EventKind(k))
 	}
@@ -53,9 +75,29 @@ func (s *Store) InsertWebhook(ctx context.Context, w *access.Webhook) error {
 }
 
 // ReplaceWebhook implements access.WebhookStore: the settings' only
-// writers are administrators.
+// writers are administrators; the secrets are left to
+// RotateWebhookSecret.
 func (s *Store) ReplaceWebhook(ctx context.Context, w *access.Webhook) error {
-	res, err := s.c(collWebhooks).ReplaceOne(ctx, bsonEq("_id", w.ID), webhookDocOf(w))
+	return s.updateWebhook(ctx, bsonEq("_id", w.ID), bson.D{
+		{Key: "url", Value: w.URL}, {Key: "events", Value: eventNames(w.Events)}, {Key: "enabled", Value: w.Enabled}})
+}
+
+// RotateWebhookSecret implements access.WebhookStore: one update of the
+// endpoint's document, on the condition that its secret is still was. On
+// MongoDB the condition and the write are atomic; on a server whose updates
+// are not (FerretDB), two rotations of one endpoint at the same instant
+// may both succeed, the later write winning (the writers are
+// administrators; the secret they replaced signs during either overlap).
+func (s *Store) RotateWebhookSecret(ctx context.Context, w *access.Webhook, was []byte) error {
+	return s.updateWebhook(ctx, bson.D{{Key: "_id", Value: w.ID}, {Key: "sealed_secret", Value: was}}, bson.D{
+		{Key: "sealed_secret", Value: w.SealedSecret}, {Key: "previous_sealed_secret", Value: w.PreviousSealedSecret},
+		{Key: "previous_secret_until", Value: timeOrNil(w.PreviousSecretUntil)}})
+}
+
+// updateWebhook sets fields of the endpoint filter matches; ErrNotFound
+// when none does.
+func (s *Store) updateWebhook(ctx context.Context, filter, set bson.D) error {
+	res, err := s.c(collWebhooks).UpdateOne(ctx, filter, bson.D{{Key: "$set", Value: set}})
 	if err != nil {
 		return mapErr(err)
 	}

@@ -405,6 +405,12 @@ CREATE TABLE signing_keys (
 ) STRICT;
 ALTER TABLE apps ADD COLUMN offline_token_ttl_seconds INTEGER NOT NULL DEFAULT 0;
 `,
+	// 10: a webhook secret rotation's overlap: the previous secret (sealed
+	// like the current one) and when it stops signing (0: no overlap).
+	`
+ALTER TABLE webhooks ADD COLUMN previous_sealed_secret BLOB;
+ALTER TABLE webhooks ADD COLUMN previous_secret_until INTEGER NOT NULL DEFAULT 0;
+`,
 }
 
 // SchemaVersion is the schema version this build writes.

@@ -8,19 +8,28 @@ import (
 	"github.com/appaccess/appaccess/accessapi/access"
 )
 
-const webhookColumns = `id, app_id, url, events, sealed_secret, enabled, created_at`
+const webhookColumns = `id, app_id, url, events, sealed_secret, previous_sealed_secret, previous_secret_until, enabled, created_at`
 
 // InsertWebhook implements access.WebhookStore.
 func (s *Store) InsertWebhook(ctx context.Context, w *access.Webhook) error {
-	_, err := s.exec(ctx, `INSERT INTO webhooks (`+webhookColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		w.ID, w.AppID, w.URL, joinEvents(w.Events), w.SealedSecret, boolInt(w.Enabled), ms(w.CreatedAt))
+	_, err := s.exec(ctx, `INSERT INTO webhooks (`+webhookColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		w.ID, w.AppID, w.URL, joinEvents(w.Events), w.SealedSecret, w.PreviousSealedSecret, msOrZero(w.PreviousSecretUntil),
+		boolInt(w.Enabled), ms(w.CreatedAt))
 	return err
 }
 
-// ReplaceWebhook implements access.WebhookStore.
+// ReplaceWebhook implements access.WebhookStore: the settings only.
 func (s *Store) ReplaceWebhook(ctx context.Context, w *access.Webhook) error {
-	return mustAffect(s.exec(ctx, `UPDATE webhooks SET url = ?, events = ?, sealed_secret = ?, enabled = ? WHERE id = ?`,
-		w.URL, joinEvents(w.Events), w.SealedSecret, boolInt(w.Enabled), w.ID))
+	return mustAffect(s.exec(ctx, `UPDATE webhooks SET url = ?, events = ?, enabled = ? WHERE id = ?`,
+		w.URL, joinEvents(w.Events), boolInt(w.Enabled), w.ID))
+}
+
+// RotateWebhookSecret implements access.WebhookStore: one conditional
+// update of the secrets.
+func (s *Store) RotateWebhookSecret(ctx context.Context, w *access.Webhook, was []byte) error {
+	return mustAffect(s.exec(ctx, `UPDATE webhooks SET sealed_secret = ?, previous_sealed_secret = ?, previous_secret_until = ?
+		WHERE id = ? AND sealed_secret = ?`,
+		w.SealedSecret, w.PreviousSealedSecret, msOrZero(w.PreviousSecretUntil), w.ID, was))
 }
 
 // DeleteWebhook implements access.WebhookStore.
@@ -55,12 +64,15 @@ func scanWebhook(r interface{ Scan(...any) error }) (*access.Webhook, error) {
 	var w access.Webhook
 	var events string
 	var enabled int
-	var created int64
-	if err := r.Scan(&w.ID, &w.AppID, &w.URL, &events, &w.SealedSecret, &enabled, &created); err != nil {
+	var created, previousUntil int64
+	if err := r.Scan(&w.ID, &w.AppID, &w.URL, &events, &w.SealedSecret, &w.PreviousSealedSecret, &previousUntil, &enabled, &created); err != nil {
 		return nil, mapErr(err)
 	}
 	for _, e := range strings.Fields(events) {
 		w.Events = append(w.Events, access.EventKind(e))
+	}
+	if previousUntil != 0 {
+		w.PreviousSecretUntil = fromMS(previousUntil)
 	}
 	w.Enabled, w.CreatedAt = enabled != 0, fromMS(created)
 	return &w, nil

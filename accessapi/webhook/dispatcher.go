@@ -298,13 +298,14 @@ func (d *Dispatcher) send(ctx, runCtx context.Context, dl *access.WebhookDeliver
 	if err != nil {
 		return 0, fmt.Errorf("reading the endpoint: %w", err)
 	}
-	secret, err := access.OpenWebhookSecret(d.cfg.Key, w)
+	at := d.cfg.Now()
+	// During a rotation's overlap, signed with the new and the old secret.
+	secrets, err := access.OpenWebhookSecrets(d.cfg.Key, w, at)
 	if err != nil {
 		d.fail(err)
 		return 0, errors.New("the endpoint's secret cannot be opened (file key changed?)")
 	}
-	at := d.cfg.Now()
-	sig, err := Sign(secret, dl.ID, at, dl.Payload)
+	sig, err := SignAll(secrets, dl.ID, at, dl.Payload)
 	if err != nil {
 		return 0, err
 	}

@@ -44,6 +44,22 @@ func Sign(secret, id string, at time.Time, body []byte) (string, error) {
 	return "v1," + base64.StdEncoding.EncodeToString(mac(key, id, at.Unix(), body)), nil
 }
 
+// SignAll returns the webhook-signature value of a message signed with
+// each secret, in order, space separated: what a rotation's overlap sends,
+// and what Verify (like every Standard Webhooks verifier) accepts if any
+// one matches.
+func SignAll(secrets []string, id string, at time.Time, body []byte) (string, error) {
+	sigs := make([]string, len(secrets))
+	for i, secret := range secrets {
+		sig, err := Sign(secret, id, at, body)
+		if err != nil {
+			return "", err
+		}
+		sigs[i] = sig
+	}
+	return strings.Join(sigs, " "), nil
+}
+
 func mac(key []byte, id string, ts int64, body []byte) []byte {
 	m := hmac.New(sha256.New, key)
 	m.Write([]byte(id))

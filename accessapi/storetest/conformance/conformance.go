@@ -56,6 +56,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"ChangeFeed_PruningKeepsTheNewestSoTheSequenceGoesOn", testFeedPrune},
 		{"UserState_ReadsUserBanAndLedgerInOneCall", testUserState},
 		{"Webhooks_TakenIDIsDuplicateReplacedDeletedListedPerApp", testWebhooks},
+		{"WebhookRotation_WrittenOnlyOverTheSecretItReplacesSettingsKeepThem", testWebhookRotation},
 		{"Deliveries_NewestFirstPagesDueByTimeConditionalUpdate", testDeliveries},
 		{"Deliveries_ABatchIsWrittenWholeATakenIDIsDuplicate", testDeliveryBatch},
 		{"DeliveryAttempts_SixteenConcurrentClaimsOneWinner", testAttemptRace},
