@@ -1,7 +1,9 @@
 package caddymodule
 
 import (
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -41,6 +43,7 @@ func (c *cli) webhooksCommand() *cobra.Command {
 		app, url, after string
 		events          []string
 		limit           int
+		overlap         time.Duration
 	)
 	hooks := &cobra.Command{Use: "webhooks", Short: "Webhook endpoints of an application and their deliveries"}
 	create := appScoped(&cobra.Command{Use: "create", Short: "Add an endpoint; its signing secret (whsec_…) is printed once", Args: cobra.NoArgs}, &app)
@@ -60,6 +63,12 @@ func (c *cli) webhooksCommand() *cobra.Command {
 		})
 	deliveries.Flags().StringVar(&after, "after", "", "the cursor of the next page")
 	deliveries.Flags().IntVar(&limit, "limit", 0, "page size (1..1000)")
+	rotate := appScoped(&cobra.Command{Use: "rotate-secret WEBHOOK_ID",
+		Short: "Give an endpoint a new signing secret, printed once; the old one keeps signing for the overlap", Args: cobra.ExactArgs(1)}, &app)
+	rotate.Flags().DurationVar(&overlap, "overlap", access.DefaultWebhookSecretOverlap,
+		"how long deliveries are signed with the old secret too (0s: it stops at once; at most 168h)")
+	rotatedColumns := slices.Concat(createdColumns, []column[wire.Webhook]{{"previous_secret_expires",
+		func(w wire.Webhook) string { return optional(w.PreviousSecretExpiresAt) }}})
 	hooks.AddCommand(
 		showCommand(c, create, createdColumns, func(cmd *cobra.Command, cl *adminclient.Client, _ []string) (*wire.Webhook, error) {
 			return cl.CreateWebhook(cmd.Context(), app, wire.WebhookSettings{URL: &url, Events: events})
@@ -72,6 +81,13 @@ func (c *cli) webhooksCommand() *cobra.Command {
 			func(cmd *cobra.Command, cl *adminclient.Client, args []string) error {
 				return cl.DeleteWebhook(cmd.Context(), app, args[0])
 			}),
+		showCommand(c, rotate, rotatedColumns, func(cmd *cobra.Command, cl *adminclient.Client, args []string) (*wire.Webhook, error) {
+			var given *time.Duration
+			if cmd.Flags().Changed("overlap") {
+				given = &overlap
+			}
+			return cl.RotateWebhookSecret(cmd.Context(), app, args[0], given)
+		}),
 		deliveries,
 		showCommand(c, appScoped(&cobra.Command{Use: "redeliver WEBHOOK_ID DELIVERY_ID",
 			Short: "Send a delivered or failed delivery again (same webhook-id and payload)", Args: cobra.ExactArgs(2)}, &app),

@@ -60,3 +60,40 @@ func TestCommand_WebhooksCreateListDeliveriesRedeliverDelete(t *testing.T) {
 		t.Fatalf("webhooks delete: %q", out)
 	}
 }
+
+func TestCommand_WebhooksRotateSecretPrintsTheNewSecretAndTheOverlap(t *testing.T) {
+	isolate(t)
+	s := newCmdServer(t)
+	cli := func(args ...string) string { t.Helper(); return mustRun(t, append(args, "--address", s.Addr)...) }
+	var app wire.App
+	if err := json.Unmarshal([]byte(cli("apps", "create", "--name", "rotated", "--json")), &app); err != nil {
+		t.Fatal(err)
+	}
+	var hook wire.Webhook
+	if err := json.Unmarshal([]byte(cli("webhooks", "create", "--app", app.ID, "--url", "https://example.com/hook",
+		"--event", "user.signed_up", "--json")), &hook); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name    string
+		args    []string
+		overlap bool // whether the old secret still signs
+	}{
+		{"the default overlap", nil, true},
+		{"an overlap of an hour", []string{"--overlap", "1h"}, true},
+		{"no overlap", []string{"--overlap", "0s"}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out := cli(append([]string{"webhooks", "rotate-secret", "--app", app.ID, hook.ID}, tt.args...)...)
+			if !regexpLine(out, "secret", access.WebhookSecretPrefix) || strings.Contains(out, hook.Secret) {
+				t.Fatalf("rotate-secret prints no new secret:\n%s", out)
+			}
+			if expires := regexpLine(out, "previous_secret_expires", "20"); expires != tt.overlap {
+				t.Fatalf("rotate-secret shows the old secret's end: %t, want %t:\n%s", expires, tt.overlap, out)
+			}
+		})
+	}
+	if _, err := runCommand(t, "webhooks", "rotate-secret", "--app", app.ID, hook.ID, "--overlap", "169h", "--address", s.Addr); err == nil {
+		t.Fatal("an overlap past seven days was accepted")
+	}
+}

@@ -143,6 +143,9 @@ func TestAuditLog_EveryManagementRouteIsRecordedWithItsPrincipal(t *testing.T) {
 		{route: "PATCH /apps/{app}/webhooks/{webhook}", path: func() string { return "/apps/" + app.ID + "/webhooks/" + hook.ID },
 			body: map[string]any{"enabled": false}, status: 200, action: "webhook.changed", target: func() string { return hook.ID },
 			before: `"enabled":true`, after: `"enabled":false`},
+		{route: "POST /apps/{app}/webhooks/{webhook}/rotate_secret", path: func() string { return "/apps/" + app.ID + "/webhooks/" + hook.ID + "/rotate_secret" },
+			body: map[string]any{"overlap_seconds": 3600}, status: 200, action: "webhook.secret_rotated", target: func() string { return hook.ID },
+			after: `"overlap_seconds":3600`},
 		{route: "POST /apps/{app}/webhooks/{webhook}/deliveries/{delivery}/redeliver", path: func() string {
 			// The ban's delivery, failed as a dispatcher would record it.
 			page, err := s.svc.Deliveries(ctx, app.ID, hook.ID, "", 1)
@@ -211,7 +214,7 @@ func TestAuditLog_EveryManagementRouteIsRecordedWithItsPrincipal(t *testing.T) {
 			"POST /apps/{app}/users/{user}/password", "DELETE /apps/{app}/users/{user}", "PUT /apps/{app}/variables/{name}",
 			"DELETE /apps/{app}/variables/{name}", "POST /apps/{app}/files", "DELETE /apps/{app}/files/{file}", "DELETE /apps/{app}",
 			"POST /apps/{app}/webhooks", "PATCH /apps/{app}/webhooks/{webhook}", "DELETE /apps/{app}/webhooks/{webhook}",
-			"POST /apps/{app}/webhooks/{webhook}/deliveries/{delivery}/redeliver",
+			"POST /apps/{app}/webhooks/{webhook}/deliveries/{delivery}/redeliver", "POST /apps/{app}/webhooks/{webhook}/rotate_secret",
 			"POST /apps/{app}/signing_keys", "DELETE /apps/{app}/signing_keys/{kid}"} {
 			tested[r] = true
 		}
@@ -232,6 +235,9 @@ func TestAuditLog_HoldsNoSecretPasswordCodeOrToken(t *testing.T) {
 	ctx := context.Background()
 	created := s.createApp(map[string]any{"name": "secrets"})
 	rotated := decode[wire.SecretRotation](s, http.StatusOK, "POST", "/apps/"+created.ID+"/rotate_secret", nil)
+	hook := decode[wire.Webhook](s, http.StatusCreated, "POST", "/apps/"+created.ID+"/webhooks",
+		map[string]any{"url": "https://example.com/hook", "events": []string{"user.signed_up"}})
+	rotatedHook := decode[wire.Webhook](s, http.StatusOK, "POST", "/apps/"+created.ID+"/webhooks/"+hook.ID+"/rotate_secret", nil)
 	issued := decode[wire.IssuedLicenses](s, http.StatusCreated, "POST", "/apps/"+created.ID+"/licenses",
 		map[string]any{"codes": []string{"K7Q2-M9XP-4TZR-H3WN-B8VC"}, "minutes": 60})
 	app, err := s.svc.App(ctx, created.ID)
@@ -262,7 +268,8 @@ func TestAuditLog_HoldsNoSecretPasswordCodeOrToken(t *testing.T) {
 		"license code": issued.Licenses[0].Code, "code without dashes": strings.ReplaceAll(issued.Licenses[0].Code, "-", ""),
 		"password": password, "new password": newPassword, "reset password": password + "x", "wrong password": wrongPassword,
 		"session token": grant.Token, "session token hash": access.SecretHash(grant.Token), "secret hash": access.SecretHash(created.APISecret),
-		"rotated secret hash": access.SecretHash(rotated.APISecret), "code hint": issued.Licenses[0].CodeHint} {
+		"rotated secret hash": access.SecretHash(rotated.APISecret), "code hint": issued.Licenses[0].CodeHint,
+		"webhook secret": hook.Secret, "rotated webhook secret": rotatedHook.Secret} {
 		if secret == "" {
 			t.Fatalf("%s: empty", name)
 		}

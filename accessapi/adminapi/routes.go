@@ -53,6 +53,7 @@ func (h *Handler) routes() map[string]route {
 		"GET /apps/{app}/webhooks/{webhook}":                                  showWebhook,
 		"PATCH /apps/{app}/webhooks/{webhook}":                                updateWebhook,
 		"DELETE /apps/{app}/webhooks/{webhook}":                               deleteWebhook,
+		"POST /apps/{app}/webhooks/{webhook}/rotate_secret":                   rotateWebhookSecret,
 		"GET /apps/{app}/webhooks/{webhook}/deliveries":                       listDeliveries,
 		"GET /apps/{app}/webhooks/{webhook}/deliveries/{delivery}":            showDelivery,
 		"POST /apps/{app}/webhooks/{webhook}/deliveries/{delivery}/redeliver": redeliver,

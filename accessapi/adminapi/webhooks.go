@@ -2,18 +2,24 @@ package adminapi
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/appaccess/appaccess/accessapi/access"
 	"github.com/appaccess/appaccess/accessapi/httpx"
 	"github.com/appaccess/appaccess/accessapi/wire"
 )
 
-// webhookView describes an endpoint; secret is set only on creation.
-func webhookView(h *access.Webhook, secret string) wire.Webhook {
+// webhookView describes an endpoint at now; secret is set only on
+// creation and rotation.
+func webhookView(h *access.Webhook, secret string, now time.Time) wire.Webhook {
 	v := wire.Webhook{ID: h.ID, AppID: h.AppID, URL: h.URL, Events: make([]string, len(h.Events)), Enabled: h.Enabled,
 		CreatedAt: httpx.RFC3339(h.CreatedAt), Secret: secret}
 	for i, k := range h.Events {
 		v.Events[i] = string(k)
+	}
+	if h.PreviousSecretActive(now) {
+		until := httpx.RFC3339(h.PreviousSecretUntil)
+		v.PreviousSecretExpiresAt = &until
 	}
 	return v
 }
@@ -45,7 +51,7 @@ func createWebhook(w http.ResponseWriter, r *http.Request, svc *access.Service) 
 		return err
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	httpx.WriteJSON(w, http.StatusCreated, webhookView(&h.Webhook, h.Secret))
+	httpx.WriteJSON(w, http.StatusCreated, webhookView(&h.Webhook, h.Secret, svc.Now()))
 	return nil
 }
 
@@ -55,7 +61,7 @@ func listWebhooks(w http.ResponseWriter, r *http.Request, svc *access.Service) e
 	if err != nil {
 		return err
 	}
-	return writePage(w, hs, "", func(h *access.Webhook) wire.Webhook { return webhookView(h, "") })
+	return writePage(w, hs, "", func(h *access.Webhook) wire.Webhook { return webhookView(h, "", svc.Now()) })
 }
 
 // showWebhook serves GET /apps/{app}/webhooks/{webhook}.
@@ -64,7 +70,7 @@ func showWebhook(w http.ResponseWriter, r *http.Request, svc *access.Service) er
 	if err != nil {
 		return err
 	}
-	httpx.WriteJSON(w, http.StatusOK, webhookView(h, ""))
+	httpx.WriteJSON(w, http.StatusOK, webhookView(h, "", svc.Now()))
 	return nil
 }
 
@@ -78,7 +84,7 @@ func updateWebhook(w http.ResponseWriter, r *http.Request, svc *access.Service) 
 	if err != nil {
 		return err
 	}
-	httpx.WriteJSON(w, http.StatusOK, webhookView(h, ""))
+	httpx.WriteJSON(w, http.StatusOK, webhookView(h, "", svc.Now()))
 	return nil
 }
 
@@ -88,6 +94,32 @@ func deleteWebhook(w http.ResponseWriter, r *http.Request, svc *access.Service) 
 		return err
 	}
 	return noContent(w)
+}
+
+// rotateWebhookSecret serves POST /apps/{app}/webhooks/{webhook}/rotate_secret:
+// the new secret is in this answer only; the old one keeps signing for
+// overlap_seconds (default a day).
+func rotateWebhookSecret(w http.ResponseWriter, r *http.Request, svc *access.Service) error {
+	var b wire.WebhookSecretRotation
+	if r.ContentLength != 0 {
+		if err := httpx.DecodeStrictJSON(w, r, &b, maxBodyBytes); err != nil {
+			return err
+		}
+	}
+	overlap := access.DefaultWebhookSecretOverlap
+	if b.OverlapSeconds != nil {
+		var err error
+		if overlap, err = access.WebhookSecretOverlap(*b.OverlapSeconds); err != nil {
+			return err
+		}
+	}
+	h, err := svc.RotateWebhookSecret(r.Context(), r.PathValue("app"), r.PathValue("webhook"), overlap)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	httpx.WriteJSON(w, http.StatusOK, webhookView(&h.Webhook, h.Secret, svc.Now()))
+	return nil
 }
 
 // listDeliveries serves GET /apps/{app}/webhooks/{webhook}/deliveries:

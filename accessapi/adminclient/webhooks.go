@@ -3,6 +3,7 @@ package adminclient
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"github.com/appaccess/appaccess/accessapi/wire"
 )
@@ -29,6 +30,19 @@ func (c *Client) UpdateWebhook(ctx context.Context, appID, webhookID string, req
 // DeleteWebhook calls DELETE /apps/{app}/webhooks/{webhook}.
 func (c *Client) DeleteWebhook(ctx context.Context, appID, webhookID string) error {
 	return c.del(ctx, "/apps/"+seg(appID)+"/webhooks/"+seg(webhookID))
+}
+
+// RotateWebhookSecret calls POST /apps/{app}/webhooks/{webhook}/rotate_secret:
+// the answer holds the only copy of the new secret. A nil overlap takes
+// the server's default (a day).
+func (c *Client) RotateWebhookSecret(ctx context.Context, appID, webhookID string, overlap *time.Duration) (*wire.Webhook, error) {
+	var req wire.WebhookSecretRotation
+	if overlap != nil {
+		seconds := int64(*overlap / time.Second)
+		req.OverlapSeconds = &seconds
+	}
+	var out wire.Webhook
+	return &out, c.send(ctx, http.MethodPost, "/apps/"+seg(appID)+"/webhooks/"+seg(webhookID)+"/rotate_secret", req, &out)
 }
 
 // Deliveries calls GET /apps/{app}/webhooks/{webhook}/deliveries: a page of

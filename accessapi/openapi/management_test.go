@@ -67,9 +67,10 @@ func auditChange() obj {
 		"counter": str("The throttling counter that began to hold back."), "failures": integer(""),
 		"scopes": str("A seller key's scopes."),
 		"url":    str("A webhook endpoint's URL."), "events": str("A webhook endpoint's events, space separated."),
-		"enabled":     boolean("Whether a webhook endpoint is enabled."),
-		"session_ttl": str(""),
-		"key_id":      str("A signing key's id."), "generation": integer("A signing key's generation."), "algorithm": str(""),
+		"enabled":         boolean("Whether a webhook endpoint is enabled."),
+		"overlap_seconds": integer("How long a rotated webhook secret keeps signing."),
+		"session_ttl":     str(""),
+		"key_id":          str("A signing key's id."), "generation": integer("A signing key's generation."), "algorithm": str(""),
 	}
 	for k, v := range more {
 		p[k] = v
@@ -378,6 +379,9 @@ func managementAPI() *api {
 	add("PATCH", "/apps/{app_id}/webhooks/{webhook_id}", "updateWebhook", "webhooks", "Change an endpoint's URL, events or enabled flag", []obj{app, hook},
 		"WebhookSettings", obj{"200": js("The endpoint.", schemaRef("Webhook"))}, 404, 413, 422)
 	add("DELETE", "/apps/{app_id}/webhooks/{webhook_id}", "deleteWebhook", "webhooks", "Remove a webhook endpoint", []obj{app, hook}, "", noContent, 404)
+	add("POST", "/apps/{app_id}/webhooks/{webhook_id}/rotate_secret", "rotateWebhookSecret", "webhooks",
+		"Replace an endpoint's signing secret (the new one is shown only now); the old one signs too during the overlap", []obj{app, hook},
+		"WebhookSecretRotation?", obj{"200": js("The endpoint with its new secret.", schemaRef("Webhook"))}, 404, 409, 413, 422)
 	add("GET", "/apps/{app_id}/webhooks/{webhook_id}/deliveries", "listDeliveries", "webhooks", "List an endpoint's deliveries, newest first",
 		[]obj{app, hook, limit, after}, "", obj{"200": js("A page of deliveries.", schemaRef("DeliveryPage"))}, 404, 422)
 	add("GET", "/apps/{app_id}/webhooks/{webhook_id}/deliveries/{delivery_id}", "showDelivery", "webhooks", "Show a delivery with every attempt",

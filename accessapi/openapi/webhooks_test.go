@@ -22,7 +22,12 @@ func webhookSchemas() obj {
 		"Webhook": closed([]string{"id", "app_id", "url", "events", "enabled", "created_at"}, obj{
 			"id": uuid("The endpoint."), "app_id": uuid(""), "url": str(""), "events": arrayOf(obj{"type": "string"}),
 			"enabled": boolean(""), "created_at": timestamp(""),
-			"secret": obj{"type": "string", "pattern": "^whsec_", "description": "The Standard Webhooks signing secret: shown only in the answer that created it."},
+			"previous_secret_expires_at": timestamp("During a secret rotation's overlap, when the previous secret stops signing deliveries."),
+			"secret":                     obj{"type": "string", "pattern": "^whsec_", "description": "The Standard Webhooks signing secret: shown only in the answers that created or rotated it."},
+		}),
+		"WebhookSecretRotation": closed(nil, obj{
+			"overlap_seconds": obj{"type": "integer", "minimum": 0, "maximum": 604800,
+				"description": "How long deliveries are signed with the previous secret too (default 86400, a day; 0 stops it at once)."},
 		}),
 		"WebhookPage": page("webhooks", "Webhook", false),
 		"DeliveryAttempt": closed([]string{"number", "at", "finished", "status_code", "error", "duration_ms"}, obj{

@@ -3,7 +3,8 @@ package wire
 import "encoding/json"
 
 // Webhook is an endpoint of an application. Secret, the Standard Webhooks
-// signing secret ("whsec_…"), is in the creation answer only.
+// signing secret ("whsec_…"), is in the answers of creation and rotation
+// only.
 type Webhook struct {
 	ID        string   `json:"id"`
 	AppID     string   `json:"app_id"`
@@ -11,7 +12,18 @@ type Webhook struct {
 	Events    []string `json:"events"`
 	Enabled   bool     `json:"enabled"`
 	CreatedAt string   `json:"created_at"`
-	Secret    string   `json:"secret,omitempty"`
+	// PreviousSecretExpiresAt is, during a rotation's overlap, when the
+	// previous secret stops signing deliveries.
+	PreviousSecretExpiresAt *string `json:"previous_secret_expires_at,omitempty"`
+	Secret                  string  `json:"secret,omitempty"`
+}
+
+// WebhookSecretRotation is the optional body of POST
+// /apps/{id}/webhooks/{webhook}/rotate_secret.
+type WebhookSecretRotation struct {
+	// OverlapSeconds is how long the previous secret keeps signing
+	// deliveries (0 to 604800; default 86400).
+	OverlapSeconds *int64 `json:"overlap_seconds,omitempty"`
 }
 
 // ListName implements Listable.
