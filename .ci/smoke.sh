@@ -142,7 +142,11 @@ for _ in $(seq 1 50); do
 done
 cli webhooks deliveries --app "$app_id" "$hook_id" --json | grep -q allow_private_networks ||
 	fail "a loopback webhook was not refused: $(cli webhooks deliveries --app "$app_id" "$hook_id" --json)"
+rotated=$(cli webhooks rotate-secret --app "$app_id" "$hook_id" --overlap 1h --json)
+rotated_secret=$(echo "$rotated" | field secret)
+[[ "$rotated_secret" == whsec_* ]] && [ "$rotated_secret" != "$hook_secret" ] || fail "webhooks rotate-secret: $rotated"
 if grep -qF "$hook_secret" "$work/caddy.log"; then fail "a webhook secret reached the server log"; fi
+if grep -qF "$rotated_secret" "$work/caddy.log"; then fail "a rotated webhook secret reached the server log"; fi
 stop
 
 start

@@ -24,14 +24,17 @@ const fs = require("fs");
 const { Webhook } = require(process.argv[2] + "/node_modules/standardwebhooks");
 const m = JSON.parse(fs.readFileSync(process.argv[3], "utf8"));
 const headers = { "webhook-id": m.id, "webhook-timestamp": m.timestamp, "webhook-signature": m.signature };
-const payload = new Webhook(m.secret).verify(m.body, headers);
+let payload;
+for (const secret of m.secrets) {
+	payload = new Webhook(secret).verify(m.body, headers); // throws if refused
+}
 try {
 	new Webhook(m.other).verify(m.body, headers);
 	console.error("verified under another secret");
 	process.exit(2);
 } catch (e) {}
 try {
-	new Webhook(m.secret).verify(m.body.replace("signed_up", "banned"), headers);
+	new Webhook(m.secrets[0]).verify(m.body.replace("signed_up", "banned"), headers);
 	console.error("verified a tampered body");
 	process.exit(2);
 } catch (e) {}
@@ -59,35 +62,53 @@ func TestSignature_VerifiesWithTheStandardWebhooksNPMPackage(t *testing.T) {
 		t.Skipf("npm install %s failed (offline?): %v\n%s", standardWebhooksVersion, err, out)
 	}
 
-	r := newRig(t, storetest.SQLite(t), nil, "")
-	rc := newReceiver(t, nil)
-	h := r.hook(t, rc.URL, access.EventUserSignedUp)
-	r.run(t, webhook.Config{})
-	u := r.signUp(t, "frank")
-	got := rc.wait(t, 1, 10*time.Second)[0]
+	for _, tt := range []struct {
+		name   string
+		rotate bool // a rotation with an overlap: both secrets must verify
+	}{
+		{"one secret", false},
+		{"during a rotation's overlap, the new and the old secret", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRig(t, storetest.SQLite(t), nil, "")
+			rc := newReceiver(t, nil)
+			h := r.hook(t, rc.URL, access.EventUserSignedUp)
+			secrets := []string{h.Secret}
+			if tt.rotate {
+				rotated, err := r.svc.RotateWebhookSecret(ctx, r.app.ID, h.ID, time.Hour)
+				if err != nil {
+					t.Fatal(err)
+				}
+				secrets = []string{rotated.Secret, h.Secret}
+			}
+			r.run(t, webhook.Config{})
+			u := r.signUp(t, "frank")
+			got := rc.wait(t, 1, 10*time.Second)[0]
 
-	msg, err := json.Marshal(map[string]string{"id": got.id, "timestamp": got.stamp, "signature": got.signature,
-		"body": string(got.body), "secret": h.Secret, "other": access.NewWebhookSecret()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	msgFile, script := filepath.Join(dir, "message.json"), filepath.Join(dir, "verify.js")
-	for name, b := range map[string][]byte{msgFile: msg, script: []byte(verifyJS)} {
-		if err := os.WriteFile(name, b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	out, err := exec.CommandContext(ctx, node, script, dir, msgFile).CombinedOutput()
-	if err != nil {
-		t.Fatalf("standardwebhooks refused the request: %v\n%s", err, out)
-	}
-	var payload struct {
-		Type string `json:"type"`
-		Data struct {
-			UserID string `json:"user_id"`
-		} `json:"data"`
-	}
-	if err := json.Unmarshal(out, &payload); err != nil || payload.Type != "user.signed_up" || payload.Data.UserID != u.ID {
-		t.Fatalf("verified payload %s (%v)", out, err)
+			msg, err := json.Marshal(map[string]any{"id": got.id, "timestamp": got.stamp, "signature": got.signature,
+				"body": string(got.body), "secrets": secrets, "other": access.NewWebhookSecret()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			msgFile, script := filepath.Join(t.TempDir(), "message.json"), filepath.Join(dir, "verify.js")
+			for name, b := range map[string][]byte{msgFile: msg, script: []byte(verifyJS)} {
+				if err := os.WriteFile(name, b, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			out, err := exec.CommandContext(ctx, node, script, dir, msgFile).CombinedOutput()
+			if err != nil {
+				t.Fatalf("standardwebhooks refused the request: %v\n%s", err, out)
+			}
+			var payload struct {
+				Type string `json:"type"`
+				Data struct {
+					UserID string `json:"user_id"`
+				} `json:"data"`
+			}
+			if err := json.Unmarshal(out, &payload); err != nil || payload.Type != "user.signed_up" || payload.Data.UserID != u.ID {
+				t.Fatalf("verified payload %s (%v)", out, err)
+			}
+		})
 	}
 }
