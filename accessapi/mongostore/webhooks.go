@@ -35,10 +35,9 @@ type webhookDoc struct {
 }
 
 func webhookDocOf(w *access.Webhook) webhookDoc {
-	d := webhookDoc{ID: w.ID, AppID: w.AppID, URL: w.URL, Events: eventNames(w.Events), SealedSecret: w.SealedSecret,
+	return webhookDoc{ID: w.ID, AppID: w.AppID, URL: w.URL, Events: eventNames(w.Events), SealedSecret: w.SealedSecret,
 		PreviousSealedSecret: w.PreviousSealedSecret, PreviousSecretUntil: timeOrNil(w.PreviousSecretUntil),
 		Enabled: w.Enabled, CreatedAt: w.CreatedAt}
-	return d
 }
 
 func eventNames(ks []access.EventKind) []string {
