@@ -13,7 +13,7 @@ import (
 // AuthenticateApp returns the application whose key and secret these are.
 // A missing, unknown or mismatched pair is a CodeInvalidApplication refusal.
 func (s *Service) AuthenticateApp(ctx context.Context, apiKey, apiSecret string) (*App, error) {
-	refused := Refusal(CodeInvalidApplication, "The application key and secret are not valid.")
+	refused := errInvalidApplication
 	addr := clientNetwork(ctx)
 	if err := s.throttle.checkSecret(addr); err != nil {
 		return nil, err

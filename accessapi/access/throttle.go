@@ -181,6 +181,11 @@ func clientNetwork(ctx context.Context) string {
 	if err != nil {
 		return addr
 	}
+	if ip.Is4() {
+		// ParseAddr takes only the canonical dotted form of an IPv4
+		// address, which is addr itself: no String to allocate.
+		return addr
+	}
 	ip = ip.Unmap()
 	if ip.Is4() {
 		return ip.String()
