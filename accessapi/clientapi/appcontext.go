@@ -1,6 +1,7 @@
 package clientapi
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -12,12 +13,12 @@ import (
 )
 
 // appContext serves GET /app_context.
-func (h *Handler) appContext(w http.ResponseWriter, r *http.Request, app *access.App) error {
-	u, err := h.svc().Authenticate(r.Context(), app, HeaderCredentials(r), true)
+func (h *Handler) appContext(ctx context.Context, w http.ResponseWriter, r *http.Request, app *access.App) error {
+	u, err := h.svc().Authenticate(ctx, app, HeaderCredentials(r), true)
 	if err != nil {
 		return err
 	}
-	content, err := h.svc().Content(r.Context(), app)
+	content, err := h.svc().Content(ctx, app)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package clientapi
 
 import (
+	"context"
 	"net/http"
 	"strings"
 
@@ -50,7 +51,13 @@ type Authenticator struct {
 
 // App authenticates the application of a request.
 func (a Authenticator) App(r *http.Request) (*access.App, error) {
-	return a.Service.AuthenticateApp(r.Context(), r.Header.Get(HeaderAPIKey), r.Header.Get(HeaderAPISecret))
+	return a.app(r.Context(), r)
+}
+
+// app authenticates the application of r in ctx, which carries the
+// client's address (access.WithClientAddress) for throttling.
+func (a Authenticator) app(ctx context.Context, r *http.Request) (*access.App, error) {
+	return a.Service.AuthenticateApp(ctx, r.Header.Get(HeaderAPIKey), r.Header.Get(HeaderAPISecret))
 }
 
 // User authenticates the application and then the user of a request. The
