@@ -7,6 +7,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"sync"
 
 	"go.uber.org/zap"
 
@@ -31,6 +32,8 @@ type Handler struct {
 	router   *httpx.Router
 	// encodedApps caches the application part of GET /app_context.
 	encodedApps encodedApps
+	// appContextEncoders are the idle *appContextEncoder of GET /app_context.
+	appContextEncoders sync.Pool
 }
 
 // endpoint serves one route for an authenticated application. It reads
