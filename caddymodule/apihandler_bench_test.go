@@ -33,7 +33,7 @@ func BenchmarkAPIHandler_AppContextBearerWarm(b *testing.B) {
 	ctx := context.Background()
 	svc := access.NewService(storetest.SQLite(b), access.Config{
 		Argon2:   access.Argon2Params{MemoryKiB: 64, Iterations: 1, Parallelism: 1},
-		Observer: metricsObserver{},
+		Observer: newMetricsObserver(),
 	})
 	name := "bench"
 	app, err := svc.CreateApp(ctx, access.AppSettings{Name: &name})
