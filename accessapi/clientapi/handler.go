@@ -81,7 +81,8 @@ func (h *Handler) svc() *access.Service { return h.auth.Service }
 // method is answered before the application's credentials are checked.
 // Every answer to a request whose x-api-key names an application is signed
 // with the application's key (signing.go); others are not, as there is no
-// key a client could trust them by.
+// key a client could trust them by. Once it returns, r.Pattern is the
+// route pattern that served r, or "" for none: what Pattern(r) is.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Header.Get(HeaderAPIKey) == "" {
 		h.router.ServeHTTP(w, r)
