@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
@@ -46,7 +47,7 @@ func BenchmarkAPIHandler_AppContextBearerWarm(b *testing.B) {
 	}
 	a := &App{}
 	a.live.Store(&running{svc: svc, api: clientapi.NewHandler(svc, clientIP, nil)})
-	h := &APIHandler{app: a, logger: zap.NewNop()}
+	h := &APIHandler{app: a, logger: zap.NewNop(), recorders: new(sync.Pool)}
 	serve := func(w http.ResponseWriter, r *http.Request) {
 		if err := h.ServeHTTP(w, r, nil); err != nil {
 			b.Fatal(err)

@@ -170,6 +170,12 @@ func (o *outcomeRecorder) Write(p []byte) (int, error) {
 	return o.ResponseWriter.Write(p)
 }
 
+// reset makes o ready to record another answer, keeping the memory of
+// its problem buffer.
+func (o *outcomeRecorder) reset() {
+	*o = outcomeRecorder{problem: o.problem[:0]}
+}
+
 // Unwrap gives http.ResponseController the underlying writer.
 func (o *outcomeRecorder) Unwrap() http.ResponseWriter { return o.ResponseWriter }
 
