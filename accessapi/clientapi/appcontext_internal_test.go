@@ -3,6 +3,7 @@ package clientapi
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
 	"testing"
 	"time"
 
@@ -37,6 +38,17 @@ func TestAppContextJSON_IsWhatTheEncoderWrites(t *testing.T) {
 			if err != nil || !bytes.Equal(got, want.Bytes()) {
 				t.Fatalf("%s: %s\nwant %s (%v)", tc.name, got, want.Bytes(), err)
 			}
+		}
+	}
+}
+
+// TestHeaderNames_AreCanonical: headerValue reads the header names of this
+// package without canonicalizing them, so each must be canonical already.
+func TestHeaderNames_AreCanonical(t *testing.T) {
+	for _, name := range []string{HeaderAPIKey, HeaderAPISecret, HeaderUsername, HeaderPassword,
+		HeaderLicenseCode, HeaderHardwareID, headerAuthorization, HeaderNonce, HeaderSignature} {
+		if c := http.CanonicalHeaderKey(name); c != name {
+			t.Errorf("header name %q is not canonical (%q)", name, c)
 		}
 	}
 }

@@ -84,7 +84,7 @@ func (h *Handler) svc() *access.Service { return h.auth.Service }
 // key a client could trust them by. Once it returns, r.Pattern is the
 // route pattern that served r, or "" for none: what Pattern(r) is.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Header.Get(HeaderAPIKey) == "" {
+	if headerValue(r, HeaderAPIKey) == "" {
 		h.router.ServeHTTP(w, r)
 		return
 	}
