@@ -178,7 +178,6 @@ func (s *Service) session(ctx context.Context, appID string, token secretDigest)
 		return nil, wrapStore(err, "reading session")
 	}
 	// The cache keeps one copy of the strings it holds many times.
-	share(&sess.TokenHash, tokenHash)
 	share(&sess.AppID, appID)
 	s.sessions.setStamped(token, sess, stamp)
 	return sess, nil

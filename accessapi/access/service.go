@@ -165,7 +165,7 @@ func (s *Service) state(ctx context.Context, appID, userID string) (*userState, 
 // share makes *field the same string as s when they are equal, so that an
 // entry of a cache does not hold another copy of a string the cache (or
 // another cache) holds already: 100,000 cached users hold one application
-// ID, and each session's token hash is its key's.
+// ID.
 func share(field *string, s string) {
 	if *field == s {
 		*field = s
