@@ -25,7 +25,7 @@ func (h *Handler) appContext(ctx context.Context, w http.ResponseWriter, r *http
 		return err
 	}
 	e := h.appContextEncoder()
-	defer h.appContextEncoders.Put(e)
+	defer h.releaseAppContextEncoder(e)
 	body, err := h.appContextJSON(e, app, content, u, h.svc().Now())
 	if err != nil {
 		return err
@@ -47,7 +47,9 @@ func (h *Handler) appContextJSON(e *appContextEncoder, app *access.App, content 
 		e.body.WriteString("null")
 	} else {
 		e.user = userValue(u, now)
-		if err := e.json.Encode(&e.user); err != nil { // writes nothing when it fails
+		err := e.json.Encode(&e.user) // writes nothing when it fails
+		e.user = wire.User{}          // an idle encoder holds no user
+		if err != nil {
 			return nil, fmt.Errorf("encoding the user: %w", err)
 		}
 		e.body.Truncate(e.body.Len() - 1) // the newline Encode ends with
@@ -70,15 +72,23 @@ type appContextEncoder struct {
 // keeps for reuse.
 const maxPooledAppContext = 64 << 10
 
-// appContextEncoder returns an encoder to give back to
-// h.appContextEncoders when its body has been written.
+// appContextEncoder returns an encoder to release when its body has been
+// written.
 func (h *Handler) appContextEncoder() *appContextEncoder {
-	if e, ok := h.appContextEncoders.Get().(*appContextEncoder); ok && e.body.Cap() <= maxPooledAppContext {
+	if e, ok := h.appContextEncoders.Get().(*appContextEncoder); ok {
 		return e
 	}
 	e := new(appContextEncoder)
 	e.json = json.NewEncoder(&e.body)
 	return e
+}
+
+// releaseAppContextEncoder keeps e for another request, unless its body
+// grew past maxPooledAppContext.
+func (h *Handler) releaseAppContextEncoder(e *appContextEncoder) {
+	if e.body.Cap() <= maxPooledAppContext {
+		h.appContextEncoders.Put(e)
+	}
 }
 
 // encodedApps keeps the JSON of each application's part of the context
