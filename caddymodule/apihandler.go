@@ -2,6 +2,7 @@ package caddymodule
 
 import (
 	"net/http"
+	"sync"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
@@ -21,6 +22,8 @@ func init() {
 type APIHandler struct {
 	app    *App
 	logger *zap.Logger
+	// recorders are the idle *outcomeRecorder of requests served.
+	recorders *sync.Pool
 }
 
 // CaddyModule returns the Caddy module information.
@@ -32,6 +35,7 @@ func (APIHandler) CaddyModule() caddy.ModuleInfo {
 // server's request logs.
 func (h *APIHandler) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
+	h.recorders = new(sync.Pool)
 	if err := guardServerLogs(ctx); err != nil {
 		return err
 	}
@@ -42,7 +46,15 @@ func (h *APIHandler) Provision(ctx caddy.Context) error {
 
 // ServeHTTP implements caddyhttp.MiddlewareHandler.
 func (h *APIHandler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Handler) error {
-	rec := &outcomeRecorder{ResponseWriter: w}
+	rec, _ := h.recorders.Get().(*outcomeRecorder)
+	if rec == nil {
+		rec = new(outcomeRecorder)
+	}
+	rec.ResponseWriter = w
+	defer func() {
+		rec.reset()
+		h.recorders.Put(rec)
+	}()
 	live, err := h.app.serving()
 	if err != nil {
 		rec.Header().Set("Retry-After", "1")
@@ -50,8 +62,10 @@ func (h *APIHandler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyht
 		countRequest("client", "", rec.outcome())
 		return nil
 	}
-	live.api.ServeHTTP(rec, withClientTarget(r))
-	countRequest("client", live.api.Pattern(r), rec.outcome())
+	r = withClientTarget(r)
+	live.api.ServeHTTP(rec, r)
+	// The client API leaves the route pattern that served r in r.Pattern.
+	countRequest("client", r.Pattern, rec.outcome())
 	return nil
 }
 

@@ -218,7 +218,7 @@ func (a *App) Start() error {
 		HashQueue:          a.HashQueue,
 		Throttle:           a.Throttle.policy(),
 		FileKey:            fileKey,
-		Observer:           metricsObserver{},
+		Observer:           newMetricsObserver(),
 	})
 	a.live.Store(&running{svc: svc, api: clientapi.NewHandler(svc, clientIP, a.logger)})
 	a.stop = make(chan struct{})

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -169,6 +170,12 @@ func (o *outcomeRecorder) Write(p []byte) (int, error) {
 	return o.ResponseWriter.Write(p)
 }
 
+// reset makes o ready to record another answer, keeping the memory of
+// its problem buffer.
+func (o *outcomeRecorder) reset() {
+	*o = outcomeRecorder{problem: o.problem[:0]}
+}
+
 // Unwrap gives http.ResponseController the underlying writer.
 func (o *outcomeRecorder) Unwrap() http.ResponseWriter { return o.ResponseWriter }
 
@@ -188,16 +195,59 @@ func (o *outcomeRecorder) outcome() string {
 }
 
 // metricsObserver turns the service's measurements into metrics.
-type metricsObserver struct{}
-
-func (metricsObserver) HashWaited(wait time.Duration) { hashWaitSeconds.Observe(wait.Seconds()) }
-func (metricsObserver) Hashed(took time.Duration)     { hashSeconds.Observe(took.Seconds()) }
-func (metricsObserver) CacheLookup(cache access.CacheName, hit bool) {
-	result := "miss"
-	if hit {
-		result = "hit"
-	}
-	cacheLookupsTotal.WithLabelValues(string(cache), result).Inc()
+type metricsObserver struct {
+	// cacheLookups are the lookup counters of each of access.CacheNames:
+	// a lookup, several per request, then costs no hashing of labels.
+	cacheLookups map[access.CacheName]*cacheLookupCounters
 }
 
-var _ access.Observer = metricsObserver{}
+// cacheLookupCounters are the series of one cache's hits and misses.
+type cacheLookupCounters struct{ hit, miss lazyCounter }
+
+// lazyCounter is one series of a counter vector, resolved when it first
+// counts: like WithLabelValues, it adds no series that never counted.
+type lazyCounter struct {
+	vec    *prometheus.CounterVec
+	labels []string
+	once   sync.Once
+	series prometheus.Counter
+}
+
+// Inc counts one.
+func (l *lazyCounter) Inc() {
+	l.once.Do(func() { l.series = l.vec.WithLabelValues(l.labels...) })
+	l.series.Inc()
+}
+
+// newMetricsObserver returns an observer with the lookup counters of
+// every access.CacheNames cache.
+func newMetricsObserver() *metricsObserver {
+	o := &metricsObserver{cacheLookups: make(map[access.CacheName]*cacheLookupCounters, len(access.CacheNames))}
+	for _, name := range access.CacheNames {
+		o.cacheLookups[name] = &cacheLookupCounters{
+			hit:  lazyCounter{vec: cacheLookupsTotal, labels: []string{string(name), "hit"}},
+			miss: lazyCounter{vec: cacheLookupsTotal, labels: []string{string(name), "miss"}},
+		}
+	}
+	return o
+}
+
+func (*metricsObserver) HashWaited(wait time.Duration) { hashWaitSeconds.Observe(wait.Seconds()) }
+func (*metricsObserver) Hashed(took time.Duration)     { hashSeconds.Observe(took.Seconds()) }
+func (o *metricsObserver) CacheLookup(cache access.CacheName, hit bool) {
+	c, ok := o.cacheLookups[cache]
+	switch {
+	case !ok: // not one of access.CacheNames
+		result := "miss"
+		if hit {
+			result = "hit"
+		}
+		cacheLookupsTotal.WithLabelValues(string(cache), result).Inc()
+	case hit:
+		c.hit.Inc()
+	default:
+		c.miss.Inc()
+	}
+}
+
+var _ access.Observer = (*metricsObserver)(nil)

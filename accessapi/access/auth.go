@@ -13,7 +13,7 @@ import (
 // AuthenticateApp returns the application whose key and secret these are.
 // A missing, unknown or mismatched pair is a CodeInvalidApplication refusal.
 func (s *Service) AuthenticateApp(ctx context.Context, apiKey, apiSecret string) (*App, error) {
-	refused := Refusal(CodeInvalidApplication, "The application key and secret are not valid.")
+	refused := errInvalidApplication
 	addr := clientNetwork(ctx)
 	if err := s.throttle.checkSecret(addr); err != nil {
 		return nil, err
@@ -124,7 +124,7 @@ func (s *Service) sessionUser(ctx context.Context, app *App, token, hardwareID s
 	if len(token) > 256 {
 		return nil, errSessionInvalid
 	}
-	sess, err := s.session(ctx, app.ID, SecretHash(token))
+	sess, err := s.session(ctx, app.ID, digestOf(token))
 	if errors.Is(err, ErrNotFound) {
 		return nil, errSessionInvalid
 	}
@@ -165,19 +165,21 @@ func sessionDevice(app *App, sess *Session, hardwareID string) error {
 	return nil
 }
 
-func (s *Service) session(ctx context.Context, appID, tokenHash string) (*Session, error) {
-	if sess, ok := s.sessions.get(tokenHash); ok {
+// session returns the session whose token has the digest token: the cache
+// is keyed by the digest, so that a hit costs no allocation.
+func (s *Service) session(ctx context.Context, appID string, token secretDigest) (*Session, error) {
+	if sess, ok := s.sessions.get(token); ok {
 		return sess, nil
 	}
 	stamp := s.sessions.stamp()
+	tokenHash := token.hash()
 	sess, err := s.store.SessionByHash(ctx, tokenHash)
 	if err != nil {
 		return nil, wrapStore(err, "reading session")
 	}
 	// The cache keeps one copy of the strings it holds many times.
-	share(&sess.TokenHash, tokenHash)
 	share(&sess.AppID, appID)
-	s.sessions.setStamped(tokenHash, sess, stamp)
+	s.sessions.setStamped(token, sess, stamp)
 	return sess, nil
 }
 

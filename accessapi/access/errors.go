@@ -73,6 +73,7 @@ func CodeOf(err error) Code {
 
 // The refusals whose wording is shared by several use cases.
 var (
+	errInvalidApplication = Refusal(CodeInvalidApplication, "The application key and secret are not valid.")
 	errInvalidCredentials = Refusal(CodeInvalidCredentials, "The credentials are not valid.")
 	errLicenseInvalid     = Refusal(CodeLicenseInvalid, "The license code is not valid.")
 	errLicenseUsed        = Refusal(CodeLicenseUsed, "The license code has already been used.")

@@ -112,7 +112,9 @@ func (s *Service) Invalidate(e Event) {
 	case EventLicenseActivated, EventMembershipGranted, EventUserUnbanned:
 		s.users.remove(e.UserID)
 	case EventLoggedOut:
-		s.sessions.remove(e.SessionHash)
+		if d, ok := digestOfHash(e.SessionHash); ok {
+			s.sessions.remove(d)
+		}
 	case EventSessionsEnded, EventUserBanned, EventDevicesReset, EventUserDeleted, EventPasswordChanged:
 		s.forgetUser(e.UserID)
 	case EventAppChanged, EventSecretRotated, EventAppDeleted:

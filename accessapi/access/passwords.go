@@ -41,7 +41,7 @@ func (s *Service) ChangePassword(ctx context.Context, app *App, req PasswordChan
 	}
 	var keep *Session
 	if req.Token != "" {
-		if sess, err := s.session(ctx, app.ID, SecretHash(req.Token)); err == nil && sess.AppID == app.ID && sess.UserID == st.user.ID {
+		if sess, err := s.session(ctx, app.ID, digestOf(req.Token)); err == nil && sess.AppID == app.ID && sess.UserID == st.user.ID {
 			keep = sess
 		}
 	}

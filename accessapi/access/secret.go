@@ -18,14 +18,54 @@ func randomToken(prefix string, n int) string {
 
 // SecretHash is the stored form of a high-entropy secret (an API secret or a
 // session token): SHA-256, hex encoded. High entropy makes a slow hash unneeded.
-func SecretHash(secret string) string {
-	sum := sha256.Sum256([]byte(secret))
-	return hex.EncodeToString(sum[:])
+func SecretHash(secret string) string { return digestOf(secret).hash() }
+
+// secretDigest is a secret's SHA-256: its SecretHash before the hex, a
+// key that costs no allocation to make (the session cache's).
+type secretDigest [sha256.Size]byte
+
+// maxHashedOnStack is the longest secret digestOf hashes without an
+// allocation: longer than any API secret or session token the service
+// accepts.
+const maxHashedOnStack = 256
+
+// digestOf returns the SHA-256 of secret. A secret of up to
+// maxHashedOnStack bytes is copied into a stack buffer to be hashed, as
+// []byte(secret) would allocate.
+func digestOf(secret string) secretDigest {
+	var buf [maxHashedOnStack]byte
+	if len(secret) <= len(buf) {
+		return sha256.Sum256(append(buf[:0], secret...))
+	}
+	return sha256.Sum256([]byte(secret))
 }
 
-// secretMatches compares a presented secret with a stored hash in constant time.
+// hash is the SecretHash of the secret d is the digest of.
+func (d secretDigest) hash() string { return hex.EncodeToString(d[:]) }
+
+// digestOfHash is the digest a SecretHash encodes, or false if hash is not
+// one.
+func digestOfHash(hash string) (secretDigest, bool) {
+	var d secretDigest
+	if len(hash) != hex.EncodedLen(len(d)) {
+		return d, false
+	}
+	_, err := hex.Decode(d[:], []byte(hash))
+	return d, err == nil
+}
+
+// secretMatches compares a presented secret with a stored hash in constant
+// time, without an allocation: the hex of the presented secret's digest
+// and a copy of the stored hash are both on the stack.
 func secretMatches(presented, storedHash string) bool {
-	return subtle.ConstantTimeCompare([]byte(SecretHash(presented)), []byte(storedHash)) == 1
+	d := digestOf(presented)
+	var presentedHash, stored [2 * sha256.Size]byte // hex
+	hex.Encode(presentedHash[:], d[:])
+	if len(storedHash) != len(stored) {
+		return false // ConstantTimeCompare's answer for another length
+	}
+	copy(stored[:], storedHash)
+	return subtle.ConstantTimeCompare(presentedHash[:], stored[:]) == 1
 }
 
 // NewAPIKey returns a new public application key.

@@ -65,13 +65,13 @@ type Service struct {
 	now       func() time.Time
 	staleness time.Duration
 
-	apps     *expiringCache[string, *App]        // by API key
-	users    *expiringCache[string, *userState]  // by user ID
-	sessions *expiringCache[string, *Session]    // by token hash
-	creds    *expiringCache[string, credential]  // by credentialKey
-	uses     *expiringCache[string, *LicenseUse] // by license ID; a use never changes
-	devices  *expiringCache[string, string]      // user ID, by user ID + hardware ID
-	content  *expiringCache[string, *AppContent] // by app ID
+	apps     *expiringCache[string, *App]           // by API key
+	users    *expiringCache[string, *userState]     // by user ID
+	sessions *expiringCache[secretDigest, *Session] // by the token's digest
+	creds    *expiringCache[string, credential]     // by credentialKey
+	uses     *expiringCache[string, *LicenseUse]    // by license ID; a use never changes
+	devices  *expiringCache[string, string]         // user ID, by user ID + hardware ID
+	content  *expiringCache[string, *AppContent]    // by app ID
 	// signingKeys are the applications' key rings, by app ID.
 	signingKeys *expiringCache[string, *keyRing]
 	// trust is how long the change feed vouches for cached entries.
@@ -114,7 +114,7 @@ func NewService(store Store, cfg Config) *Service {
 		staleness:   st,
 		apps:        newExpiringCache[string, *App](st, n, now).trusting(trust),
 		users:       newExpiringCache[string, *userState](st, n, now).trusting(trust),
-		sessions:    newExpiringCache[string, *Session](st, n, now).trusting(trust).ownedBy(byUser),
+		sessions:    newExpiringCache[secretDigest, *Session](st, n, now).trusting(trust).ownedBy(byUser),
 		creds:       newExpiringCache[string, credential](cfg.CredentialCacheTTL, n, now).ownedBy(credential.owner),
 		uses:        newExpiringCache[string, *LicenseUse](time.Hour, n, now),
 		devices:     newExpiringCache[string, string](st, n, now).trusting(trust).ownedBy(func(userID string) string { return userID }),
@@ -165,7 +165,7 @@ func (s *Service) state(ctx context.Context, appID, userID string) (*userState, 
 // share makes *field the same string as s when they are equal, so that an
 // entry of a cache does not hold another copy of a string the cache (or
 // another cache) holds already: 100,000 cached users hold one application
-// ID, and each session's token hash is its key's.
+// ID.
 func share(field *string, s string) {
 	if *field == s {
 		*field = s

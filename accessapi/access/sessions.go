@@ -78,8 +78,9 @@ func (s *Service) Logout(ctx context.Context, app *App, token string) error {
 	if token == "" {
 		return Refusal(CodeAuthenticationRequired, "A Bearer session token is required.")
 	}
-	h := SecretHash(token)
-	sess, err := s.session(ctx, app.ID, h)
+	d := digestOf(token)
+	h := d.hash()
+	sess, err := s.session(ctx, app.ID, d)
 	if errors.Is(err, ErrNotFound) {
 		return nil
 	}

@@ -225,3 +225,36 @@ func TestThrottle_ATakenUsernameCostsNoHashAndCountsAgainstTheAddress(t *testing
 		t.Fatalf("a 21st sign-up attempt of a taken name: %v, want too_many_attempts", err)
 	}
 }
+
+// TestClientAddress_ThroughOtherContexts: the address WithClientAddress
+// sets is found under other values and cancellations, the innermost one
+// wins, other values and the parent's cancellation pass through, and a
+// context without one has "".
+func TestClientAddress_ThroughOtherContexts(t *testing.T) {
+	type otherKey struct{}
+	parent, cancel := context.WithCancel(context.WithValue(context.Background(), otherKey{}, "v"))
+	ctx := access.WithClientAddress(parent, "192.0.2.1")
+	inner, stop := context.WithTimeout(context.WithValue(ctx, otherKey{}, "w"), time.Hour)
+	defer stop()
+	if got := access.ClientAddress(inner); got != "192.0.2.1" {
+		t.Errorf("ClientAddress = %q, want 192.0.2.1", got)
+	}
+	if got := access.ClientAddress(access.WithClientAddress(inner, "2001:db8::1")); got != "2001:db8::1" {
+		t.Errorf("ClientAddress of a second address = %q", got)
+	}
+	if got := access.ClientAddress(parent); got != "" {
+		t.Errorf("ClientAddress without one = %q", got)
+	}
+	if ctx.Value(otherKey{}) != "v" || inner.Value(otherKey{}) != "w" {
+		t.Error("other values do not pass through")
+	}
+	cancel()
+	select {
+	case <-inner.Done():
+	case <-time.After(time.Second):
+		t.Fatal("the parent's cancellation did not reach the context")
+	}
+	if !errors.Is(ctx.Err(), context.Canceled) {
+		t.Errorf("Err = %v", ctx.Err())
+	}
+}

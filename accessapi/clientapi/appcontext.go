@@ -1,6 +1,8 @@
 package clientapi
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -9,19 +11,22 @@ import (
 
 	"github.com/appaccess/appaccess/accessapi/access"
 	"github.com/appaccess/appaccess/accessapi/httpx"
+	"github.com/appaccess/appaccess/accessapi/wire"
 )
 
 // appContext serves GET /app_context.
-func (h *Handler) appContext(w http.ResponseWriter, r *http.Request, app *access.App) error {
-	u, err := h.svc().Authenticate(r.Context(), app, HeaderCredentials(r), true)
+func (h *Handler) appContext(ctx context.Context, w http.ResponseWriter, r *http.Request, app *access.App) error {
+	u, err := h.svc().Authenticate(ctx, app, HeaderCredentials(r), true)
 	if err != nil {
 		return err
 	}
-	content, err := h.svc().Content(r.Context(), app)
+	content, err := h.svc().Content(ctx, app)
 	if err != nil {
 		return err
 	}
-	body, err := h.appContextJSON(app, content, u, h.svc().Now())
+	e := h.appContextEncoder()
+	defer h.releaseAppContextEncoder(e)
+	body, err := h.appContextJSON(e, app, content, u, h.svc().Now())
 	if err != nil {
 		return err
 	}
@@ -31,19 +36,59 @@ func (h *Handler) appContext(w http.ResponseWriter, r *http.Request, app *access
 
 // appContextJSON is the body of GET /app_context: the bytes
 // json.Encoder writes for wire.AppContext, with the application's part
-// encoded once per change of the application or its content.
-func (h *Handler) appContextJSON(app *access.App, content *access.AppContent, u *access.UserView, now time.Time) ([]byte, error) {
-	user, err := json.Marshal(userView(u, now))
-	if err != nil {
-		return nil, fmt.Errorf("encoding the user: %w", err)
+// encoded once per change of the application or its content. The body is
+// e's, valid until e encodes again.
+func (h *Handler) appContextJSON(e *appContextEncoder, app *access.App, content *access.AppContent, u *access.UserView, now time.Time) ([]byte, error) {
+	e.body.Reset()
+	e.body.WriteString(`{"application":`)
+	e.body.Write(h.encodedApps.of(app, content))
+	e.body.WriteString(`,"user":`)
+	if u == nil {
+		e.body.WriteString("null")
+	} else {
+		e.user = userValue(u, now)
+		err := e.json.Encode(&e.user) // writes nothing when it fails
+		e.user = wire.User{}          // an idle encoder holds no user
+		if err != nil {
+			return nil, fmt.Errorf("encoding the user: %w", err)
+		}
+		e.body.Truncate(e.body.Len() - 1) // the newline Encode ends with
 	}
-	application := h.encodedApps.of(app, content)
-	body := make([]byte, 0, len(application)+len(user)+28)
-	body = append(body, `{"application":`...)
-	body = append(body, application...)
-	body = append(body, `,"user":`...)
-	body = append(body, user...)
-	return append(body, "}\n"...), nil
+	e.body.WriteString("}\n")
+	return e.body.Bytes(), nil
+}
+
+// appContextEncoder is what encoding a GET /app_context body takes: reused
+// through Handler.appContextEncoders, it costs no allocation per request.
+type appContextEncoder struct {
+	body bytes.Buffer
+	json *json.Encoder // into body
+	// user is the user's part while it is encoded: a pointer to it
+	// becomes Encode's argument without an allocation.
+	user wire.User
+}
+
+// maxPooledAppContext is the largest body buffer an appContextEncoder
+// keeps for reuse.
+const maxPooledAppContext = 64 << 10
+
+// appContextEncoder returns an encoder to release when its body has been
+// written.
+func (h *Handler) appContextEncoder() *appContextEncoder {
+	if e, ok := h.appContextEncoders.Get().(*appContextEncoder); ok {
+		return e
+	}
+	e := new(appContextEncoder)
+	e.json = json.NewEncoder(&e.body)
+	return e
+}
+
+// releaseAppContextEncoder keeps e for another request, unless its body
+// grew past maxPooledAppContext.
+func (h *Handler) releaseAppContextEncoder(e *appContextEncoder) {
+	if e.body.Cap() <= maxPooledAppContext {
+		h.appContextEncoders.Put(e)
+	}
 }
 
 // encodedApps keeps the JSON of each application's part of the context

@@ -1,6 +1,7 @@
 package clientapi
 
 import (
+	"context"
 	"net/http"
 	"strings"
 
@@ -15,11 +16,23 @@ const (
 	HeaderPassword    = "X-Api-Password"
 	HeaderLicenseCode = "X-Api-License-Code"
 	HeaderHardwareID  = "X-Hardware-Id"
+	// headerAuthorization carries a Bearer session token.
+	headerAuthorization = "Authorization"
 )
+
+// headerValue is r.Header.Get(key) for a key in canonical form, as every
+// header name of this package is: the key is not canonicalized again on
+// each of the several reads of a request.
+func headerValue(r *http.Request, key string) string {
+	if v := r.Header[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
 
 // BearerToken returns the token of an "Authorization: Bearer" header.
 func BearerToken(r *http.Request) string {
-	h := r.Header.Get("Authorization")
+	h := headerValue(r, headerAuthorization)
 	if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
 		return strings.TrimSpace(h[7:])
 	}
@@ -30,14 +43,14 @@ func BearerToken(r *http.Request) string {
 // client API honours them: a Bearer token, then a license code header, then
 // username and password headers. Only the first form present is returned.
 func HeaderCredentials(r *http.Request) access.Credentials {
-	c := access.Credentials{HardwareID: r.Header.Get(HeaderHardwareID), Token: BearerToken(r)}
+	c := access.Credentials{HardwareID: headerValue(r, HeaderHardwareID), Token: BearerToken(r)}
 	switch {
 	case c.Token != "":
-	case r.Header.Get(HeaderLicenseCode) != "":
-		c.Code = r.Header.Get(HeaderLicenseCode)
+	case headerValue(r, HeaderLicenseCode) != "":
+		c.Code = headerValue(r, HeaderLicenseCode)
 	default:
-		c.Username = r.Header.Get(HeaderUsername)
-		c.Password = r.Header.Get(HeaderPassword)
+		c.Username = headerValue(r, HeaderUsername)
+		c.Password = headerValue(r, HeaderPassword)
 	}
 	return c
 }
@@ -50,7 +63,13 @@ type Authenticator struct {
 
 // App authenticates the application of a request.
 func (a Authenticator) App(r *http.Request) (*access.App, error) {
-	return a.Service.AuthenticateApp(r.Context(), r.Header.Get(HeaderAPIKey), r.Header.Get(HeaderAPISecret))
+	return a.app(r.Context(), r)
+}
+
+// app authenticates the application of r in ctx, which carries the
+// client's address (access.WithClientAddress) for throttling.
+func (a Authenticator) app(ctx context.Context, r *http.Request) (*access.App, error) {
+	return a.Service.AuthenticateApp(ctx, headerValue(r, HeaderAPIKey), headerValue(r, HeaderAPISecret))
 }
 
 // User authenticates the application and then the user of a request. The

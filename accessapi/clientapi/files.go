@@ -1,6 +1,7 @@
 package clientapi
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -18,11 +19,11 @@ import (
 // an ETag (its SHA-256) and support for a single byte range. The bytes are
 // application content, not user data: they may be kept privately and
 // revalidated (private, no-cache); every JSON answer is no-store.
-func (h *Handler) downloadFile(w http.ResponseWriter, r *http.Request, app *access.App) error {
-	if _, err := h.svc().Authenticate(r.Context(), app, HeaderCredentials(r), true); err != nil {
+func (h *Handler) downloadFile(ctx context.Context, w http.ResponseWriter, r *http.Request, app *access.App) error {
+	if _, err := h.svc().Authenticate(ctx, app, HeaderCredentials(r), true); err != nil {
 		return err
 	}
-	f, err := h.svc().FileOf(r.Context(), app.ID, r.PathValue("file"))
+	f, err := h.svc().FileOf(ctx, app.ID, r.PathValue("file"))
 	if err != nil {
 		return err
 	}
@@ -52,7 +53,7 @@ func (h *Handler) downloadFile(w http.ResponseWriter, r *http.Request, app *acce
 	var rc io.ReadCloser
 	if r.Method != http.MethodHead {
 		var err error
-		if rc, err = h.svc().OpenFile(r.Context(), f, start); err != nil {
+		if rc, err = h.svc().OpenFile(ctx, f, start); err != nil {
 			for _, k := range []string{"Content-Range", "ETag", "Accept-Ranges"} {
 				hdr.Del(k)
 			}
@@ -75,7 +76,7 @@ func (h *Handler) downloadFile(w http.ResponseWriter, r *http.Request, app *acce
 		if start == 0 && length == f.Size {
 			return hex.DecodeString(f.SHA256)
 		}
-		return h.rangeDigest(r, f, start, length)
+		return h.rangeDigest(ctx, f, start, length)
 	})
 	if err != nil {
 		for _, k := range []string{"Content-Range", "ETag", "Accept-Ranges", "Cache-Control", "Content-Type", "Content-Disposition", "Content-Length"} {
@@ -91,8 +92,8 @@ func (h *Handler) downloadFile(w http.ResponseWriter, r *http.Request, app *acce
 }
 
 // rangeDigest is the SHA-256 of length bytes of f from start.
-func (h *Handler) rangeDigest(r *http.Request, f *access.File, start, length int64) ([]byte, error) {
-	rc, err := h.svc().OpenFile(r.Context(), f, start)
+func (h *Handler) rangeDigest(ctx context.Context, f *access.File, start, length int64) ([]byte, error) {
+	rc, err := h.svc().OpenFile(ctx, f, start)
 	if err != nil {
 		return nil, err
 	}

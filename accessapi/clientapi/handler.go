@@ -4,8 +4,10 @@
 package clientapi
 
 import (
+	"context"
 	"net/http"
 	"strings"
+	"sync"
 
 	"go.uber.org/zap"
 
@@ -30,10 +32,15 @@ type Handler struct {
 	router   *httpx.Router
 	// encodedApps caches the application part of GET /app_context.
 	encodedApps encodedApps
+	// appContextEncoders are the idle *appContextEncoder of GET /app_context.
+	appContextEncoders sync.Pool
 }
 
-// endpoint serves one route for an authenticated application.
-type endpoint func(http.ResponseWriter, *http.Request, *access.App) error
+// endpoint serves one route for an authenticated application. It reads
+// the request's context from ctx, not r: ctx also carries the client's
+// address (access.WithClientAddress), which throttling and audit
+// principals need.
+type endpoint func(ctx context.Context, w http.ResponseWriter, r *http.Request, app *access.App) error
 
 // NewHandler returns the client API over svc. clientIP resolves the
 // address of the client (honouring trusted proxies); nil uses RemoteAddr.
@@ -74,9 +81,10 @@ func (h *Handler) svc() *access.Service { return h.auth.Service }
 // method is answered before the application's credentials are checked.
 // Every answer to a request whose x-api-key names an application is signed
 // with the application's key (signing.go); others are not, as there is no
-// key a client could trust them by.
+// key a client could trust them by. Once it returns, r.Pattern is the
+// route pattern that served r, or "" for none: what Pattern(r) is.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Header.Get(HeaderAPIKey) == "" {
+	if headerValue(r, HeaderAPIKey) == "" {
 		h.router.ServeHTTP(w, r)
 		return
 	}
@@ -87,14 +95,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // refusal of either is answered as a problem.
 func (h *Handler) withApp(fn endpoint) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// Throttling keys on the client's address.
-		r = r.WithContext(access.WithClientAddress(r.Context(), h.clientIP(r)))
-		app, err := h.auth.App(r)
+		// Throttling keys on the client's address. The endpoint gets it
+		// in ctx rather than in a copy of r made to carry it.
+		ctx := access.WithClientAddress(r.Context(), h.clientIP(r))
+		app, err := h.auth.app(ctx, r)
 		if err == nil {
 			if sw, ok := w.(*signingWriter); ok {
 				sw.app = app // signed with its key, without finding it again
 			}
-			err = fn(w, r, app)
+			err = fn(ctx, w, r, app)
 		}
 		if err != nil {
 			httpx.WriteProblem(w, h.logger, err)

@@ -216,3 +216,29 @@ func TestClientAPI_UnsatisfiableRangeIsAProblem(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestClientAPI_ServeHTTPLeavesThePatternThatServed: once ServeHTTP
+// returns, r.Pattern is Pattern(r), for signed answers (an x-api-key) and
+// unsigned ones, routes and 404 and 405 answers alike: the Caddy handler
+// labels its metrics with it.
+func TestClientAPI_ServeHTTPLeavesThePatternThatServed(t *testing.T) {
+	t.Parallel()
+	h := clientapi.NewHandler(access.NewService(storetest.SQLite(t), access.Config{}), nil, nil)
+	for _, tt := range []struct{ method, path, key, pattern string }{
+		{"GET", "/app_context", "ak_unknown", "GET /app_context"},
+		{"GET", "/app_context", "", "GET /app_context"},
+		{"GET", "/files/f1", "ak_unknown", "GET /files/{file}"},
+		{"GET", "/openapi.json", "", "GET /openapi.json"},
+		{"POST", "/app_context", "ak_unknown", ""},
+		{"GET", "/nothing", "", ""},
+	} {
+		r := httptest.NewRequest(tt.method, tt.path, nil)
+		if tt.key != "" {
+			r.Header.Set(clientapi.HeaderAPIKey, tt.key)
+		}
+		h.ServeHTTP(httptest.NewRecorder(), r)
+		if r.Pattern != tt.pattern || r.Pattern != h.Pattern(r) {
+			t.Errorf("%s %s (key %q): r.Pattern %q, want %q (Pattern says %q)", tt.method, tt.path, tt.key, r.Pattern, tt.pattern, h.Pattern(r))
+		}
+	}
+}

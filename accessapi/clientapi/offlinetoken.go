@@ -1,6 +1,7 @@
 package clientapi
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/appaccess/appaccess/accessapi/access"
@@ -11,8 +12,8 @@ import (
 // offlineToken serves POST /auth/offline_token: a signed token that lets
 // the client check the user's license without the network until it
 // expires. The user is authenticated as GET /app_context does.
-func (h *Handler) offlineToken(w http.ResponseWriter, r *http.Request, app *access.App) error {
-	tok, err := h.svc().IssueOfflineToken(r.Context(), app, HeaderCredentials(r))
+func (h *Handler) offlineToken(ctx context.Context, w http.ResponseWriter, r *http.Request, app *access.App) error {
+	tok, err := h.svc().IssueOfflineToken(ctx, app, HeaderCredentials(r))
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package clientapi
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/appaccess/appaccess/accessapi/access"
@@ -9,7 +10,7 @@ import (
 )
 
 // login serves POST /auth/login.
-func (h *Handler) login(w http.ResponseWriter, r *http.Request, app *access.App) error {
+func (h *Handler) login(ctx context.Context, w http.ResponseWriter, r *http.Request, app *access.App) error {
 	var b wire.LoginRequest
 	if err := httpx.DecodeJSON(w, r, &b, MaxBodyBytes); err != nil {
 		return err
@@ -27,7 +28,7 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request, app *access.App)
 			return err
 		}
 	}
-	grant, err := h.svc().Login(r.Context(), app, access.LoginRequest{
+	grant, err := h.svc().Login(ctx, app, access.LoginRequest{
 		Credentials: access.Credentials{Username: c.Username, Password: c.Password, Code: c.Code, HardwareID: b.HardwareID},
 		IP:          h.clientIP(r),
 	})
@@ -39,8 +40,8 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request, app *access.App)
 }
 
 // logout serves POST /auth/logout.
-func (h *Handler) logout(w http.ResponseWriter, r *http.Request, app *access.App) error {
-	if err := h.svc().Logout(r.Context(), app, BearerToken(r)); err != nil {
+func (h *Handler) logout(ctx context.Context, w http.ResponseWriter, r *http.Request, app *access.App) error {
+	if err := h.svc().Logout(ctx, app, BearerToken(r)); err != nil {
 		return err
 	}
 	w.Header().Set("Cache-Control", "no-store")
@@ -50,12 +51,12 @@ func (h *Handler) logout(w http.ResponseWriter, r *http.Request, app *access.App
 
 // changePassword serves POST /auth/change_password; the session of the
 // Bearer token it is sent with, if any, stays open.
-func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, app *access.App) error {
+func (h *Handler) changePassword(ctx context.Context, w http.ResponseWriter, r *http.Request, app *access.App) error {
 	var b wire.ChangePasswordRequest
 	if err := httpx.DecodeJSON(w, r, &b, MaxPasswordBodyBytes); err != nil {
 		return err
 	}
-	err := h.svc().ChangePassword(r.Context(), app, access.PasswordChange{Username: b.Username, OldPassword: b.OldPassword,
+	err := h.svc().ChangePassword(ctx, app, access.PasswordChange{Username: b.Username, OldPassword: b.OldPassword,
 		NewPassword: b.NewPassword, Token: BearerToken(r)})
 	if err != nil {
 		return err

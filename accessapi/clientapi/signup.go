@@ -1,6 +1,7 @@
 package clientapi
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/appaccess/appaccess/accessapi/access"
@@ -9,7 +10,7 @@ import (
 )
 
 // signUp serves POST /sign_up.
-func (h *Handler) signUp(w http.ResponseWriter, r *http.Request, app *access.App) error {
+func (h *Handler) signUp(ctx context.Context, w http.ResponseWriter, r *http.Request, app *access.App) error {
 	var b wire.SignUpRequest
 	if err := httpx.DecodeJSON(w, r, &b, MaxPasswordBodyBytes); err != nil {
 		return err
@@ -19,7 +20,7 @@ func (h *Handler) signUp(w http.ResponseWriter, r *http.Request, app *access.App
 	if err := required([2]string{"username", b.Username}, [2]string{"password", b.Password}); err != nil {
 		return err
 	}
-	u, err := h.svc().SignUp(r.Context(), app, access.SignUpRequest{Username: b.Username, Password: b.Password, HardwareID: b.HardwareID})
+	u, err := h.svc().SignUp(ctx, app, access.SignUpRequest{Username: b.Username, Password: b.Password, HardwareID: b.HardwareID})
 	if err != nil {
 		return err
 	}
@@ -28,12 +29,12 @@ func (h *Handler) signUp(w http.ResponseWriter, r *http.Request, app *access.App
 }
 
 // signUpWithLicenseCode serves POST /sign_up_with_license_code.
-func (h *Handler) signUpWithLicenseCode(w http.ResponseWriter, r *http.Request, app *access.App) error {
+func (h *Handler) signUpWithLicenseCode(ctx context.Context, w http.ResponseWriter, r *http.Request, app *access.App) error {
 	var b wire.LicenseSignUpRequest
 	if err := httpx.DecodeJSON(w, r, &b, MaxBodyBytes); err != nil {
 		return err
 	}
-	u, err := h.svc().SignUpWithLicense(r.Context(), app, b.Code, b.HardwareID)
+	u, err := h.svc().SignUpWithLicense(ctx, app, b.Code, b.HardwareID)
 	if err != nil {
 		return err
 	}
@@ -42,12 +43,12 @@ func (h *Handler) signUpWithLicenseCode(w http.ResponseWriter, r *http.Request, 
 }
 
 // activateLicense serves POST /activate_license.
-func (h *Handler) activateLicense(w http.ResponseWriter, r *http.Request, app *access.App) error {
+func (h *Handler) activateLicense(ctx context.Context, w http.ResponseWriter, r *http.Request, app *access.App) error {
 	var b wire.ActivateLicenseRequest
 	if err := httpx.DecodeJSON(w, r, &b, MaxBodyBytes); err != nil {
 		return err
 	}
-	a, err := h.svc().ActivateLicense(r.Context(), app, access.ActivateRequest{Code: b.Code, Username: b.Username, Password: b.Password})
+	a, err := h.svc().ActivateLicense(ctx, app, access.ActivateRequest{Code: b.Code, Username: b.Username, Password: b.Password})
 	if err != nil {
 		return err
 	}

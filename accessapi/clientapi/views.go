@@ -20,7 +20,13 @@ func userView(u *access.UserView, now time.Time) *wire.User {
 	if u == nil {
 		return nil
 	}
-	return &wire.User{ID: u.ID, Username: u.Username, Membership: MembershipView(u.Membership, now)}
+	v := userValue(u, now)
+	return &v
+}
+
+// userValue formats a user as of now.
+func userValue(u *access.UserView, now time.Time) wire.User {
+	return wire.User{ID: u.ID, Username: u.Username, Membership: MembershipView(u.Membership, now)}
 }
 
 // VariableView formats an application variable.

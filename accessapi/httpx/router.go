@@ -2,6 +2,7 @@ package httpx
 
 import (
 	"net/http"
+	"strings"
 
 	"go.uber.org/zap"
 
@@ -34,13 +35,28 @@ func (rt *Router) Pattern(r *http.Request) string {
 	return pattern
 }
 
-// ServeHTTP routes r, answering a problem where the mux has no route.
+// ServeHTTP routes r, answering a problem where the mux has no route. It
+// sets r.Pattern to the pattern that serves r, as ServeMux.ServeHTTP
+// does, and to "" when none does: once it returns, r.Pattern is what
+// Pattern(r) would be, without matching r again.
 func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	fallback, pattern := rt.mux.Handler(r)
-	if pattern != "" {
-		rt.mux.ServeHTTP(w, r) // sets the path values
-		return
+	h, pattern := rt.mux.Handler(r)
+	r.Pattern = pattern
+	switch {
+	case pattern == "":
+		rt.serveFallback(w, r, h)
+	case strings.Contains(pattern, "{") || r.RequestURI == "*":
+		rt.mux.ServeHTTP(w, r) // matches r again to set its path values
+	default:
+		// A pattern without wildcards gives no path values: r is served
+		// as the mux would serve it, without a second match.
+		h.ServeHTTP(w, r)
 	}
+}
+
+// serveFallback answers a request no pattern serves, given the mux's
+// fallback handler for it.
+func (rt *Router) serveFallback(w http.ResponseWriter, r *http.Request, fallback http.Handler) {
 	// The mux's own answer tells a wrong method (405 and Allow) from an
 	// unknown path; keep its status and Allow, and answer a problem.
 	rec := &statusRecorder{header: http.Header{}}

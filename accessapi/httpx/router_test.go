@@ -39,3 +39,31 @@ func TestRouter_FallbackAnswersProblems(t *testing.T) {
 		}
 	}
 }
+
+// TestRouter_SetsThePatternItServed: once ServeHTTP returns, r.Pattern is
+// what Pattern(r) says, for a route with and without wildcards and for
+// the 404 and 405 answers, whatever r.Pattern was before.
+func TestRouter_SetsThePatternItServed(t *testing.T) {
+	t.Parallel()
+	rt := httpx.NewRouter(nil, "There is no such route.")
+	var pathValue string
+	rt.Handle("POST /items", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusCreated) }))
+	rt.Handle("GET /items/{id}", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { pathValue = r.PathValue("id") }))
+	for _, tt := range []struct{ method, path, pattern string }{
+		{"POST", "/items", "POST /items"},
+		{"GET", "/items/7", "GET /items/{id}"},
+		{"GET", "/items", ""},
+		{"GET", "/other", ""},
+	} {
+		r := httptest.NewRequest(tt.method, tt.path, nil)
+		want := rt.Pattern(r)
+		r.Pattern = "GET /stale"
+		rt.ServeHTTP(httptest.NewRecorder(), r)
+		if r.Pattern != tt.pattern || r.Pattern != want {
+			t.Errorf("%s %s: Pattern %q after serving, want %q (Pattern says %q)", tt.method, tt.path, r.Pattern, tt.pattern, want)
+		}
+	}
+	if pathValue != "7" {
+		t.Errorf("path value %q, want 7", pathValue)
+	}
+}
