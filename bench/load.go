@@ -20,6 +20,9 @@ type result struct {
 	// 0 elsewhere): divided by the requests, a cost that the other load
 	// on a shared machine does not move as it moves the rates.
 	serverCPU time.Duration
+	// clientCPU is the load generator's own CPU time during the run: it
+	// shares the machine, so a rate ratio weighs it in with the server's.
+	clientCPU time.Duration
 }
 
 // cpuPerRequest is the server's CPU time per request, or 0 when unknown.

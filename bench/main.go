@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -51,7 +52,7 @@ func main() {
 	flag.BoolVar(&o.smoke, "smoke", false, "short run on small data, without targets (for CI)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary folder (server log, data)")
 	flag.StringVar(&o.profile, "profile", "", "write the server's CPU profiles of the token and login paths (token.pprof, login.pprof) to this folder")
-	flag.StringVar(&o.focus, "focus", "", `"token": seed small data and alternate respond and the warm token path 4 times (with -profile: respond-N.pprof and token-N.pprof of each run)`)
+	flag.StringVar(&o.focus, "focus", "", `"token": seed small data and alternate respond and the warm token path 4 times (with -profile: the server's respond-N.pprof and token-N.pprof of each run, and the generator's generator-*.pprof)`)
 	flag.Parse()
 	if o.focus != "" && o.focus != "token" {
 		fmt.Fprintln(os.Stderr, "bench: -focus takes only \"token\"")
@@ -228,10 +229,11 @@ func run(o options) error {
 	}
 	drive := func(name string, build newRequest, want int) result {
 		closedLoop(min(o.conns, 16), time.Second/4, build, wantStatus(want)) // warm caches and connections
-		cpu := processCPU(srv.Process.Pid)
+		cpu, own := processCPU(srv.Process.Pid), processCPU(os.Getpid())
 		r := closedLoop(o.conns, o.duration, build, wantStatus(want))
 		if cpu > 0 {
 			r.serverCPU = processCPU(srv.Process.Pid) - cpu
+			r.clientCPU = processCPU(os.Getpid()) - own
 		}
 		fmt.Printf("  %-52s %9.0f req/s  p50 %-9v p99 %-9v errors %d  server CPU/req %v\n", name, r.rate(), r.p50.Round(time.Microsecond),
 			r.p99.Round(time.Microsecond), r.errors, r.cpuPerRequest().Round(100*time.Nanosecond))
@@ -478,13 +480,13 @@ func reportPropagation(root string) error {
 // total time; the percentiles are the worst run's.
 func sumOf(a, b result) result {
 	return result{requests: a.requests + b.requests, errors: a.errors + b.errors, duration: a.duration + b.duration,
-		p50: max(a.p50, b.p50), p99: max(a.p99, b.p99), serverCPU: a.serverCPU + b.serverCPU}
+		p50: max(a.p50, b.p50), p99: max(a.p99, b.p99), serverCPU: a.serverCPU + b.serverCPU, clientCPU: a.clientCPU + b.clientCPU}
 }
 
 // meanOf averages two runs of the same path.
 func meanOf(a, b result) result {
 	return result{requests: a.requests + b.requests, errors: a.errors + b.errors, duration: a.duration + b.duration,
-		p50: (a.p50 + b.p50) / 2, p99: (a.p99 + b.p99) / 2, serverCPU: a.serverCPU + b.serverCPU}
+		p50: (a.p50 + b.p50) / 2, p99: (a.p99 + b.p99) / 2, serverCPU: a.serverCPU + b.serverCPU, clientCPU: a.clientCPU + b.clientCPU}
 }
 
 func printTable(w io.Writer, o options, respond, proxy result, rows []row) {
@@ -627,6 +629,13 @@ func focusToken(o options, c *client, p ports, respond, token func() result) err
 			}
 		})
 		defer wg.Wait()
+		// The load generator's own profile, to tell its share of a ratio.
+		if f, err := os.Create(filepath.Join(o.profile, "generator-"+name+".pprof")); err == nil {
+			defer f.Close()
+			if err := pprof.StartCPUProfile(f); err == nil {
+				defer pprof.StopCPUProfile()
+			}
+		}
 		return run()
 	}
 	for i := range 4 {
@@ -637,6 +646,10 @@ func focusToken(o options, c *client, p ports, respond, token func() result) err
 		t.cpuPerRequest().Round(100*time.Nanosecond), r.cpuPerRequest().Round(100*time.Nanosecond),
 		float64(r.cpuPerRequest())/float64(t.cpuPerRequest()))
 	perReq := func(v int64, n int) float64 { return float64(v) / float64(max(n, 1)) }
+	// The generator shares the machine: a rate ratio is (respond's server
+	// and generator CPU) over (the token path's), not the servers' alone.
+	fmt.Printf("load generator CPU/request: token %v vs respond %v\n", (t.clientCPU / time.Duration(max(t.requests, 1))).Round(100*time.Nanosecond),
+		(r.clientCPU / time.Duration(max(r.requests, 1))).Round(100*time.Nanosecond))
 	fmt.Printf("server allocation/request: token %.0f B vs respond %.0f B; collections per 10,000 requests: token %.1f vs respond %.1f\n",
 		perReq(tAlloc, t.requests), perReq(rAlloc, r.requests), 1e4*perReq(tGC, t.requests), 1e4*perReq(rGC, r.requests))
 	return nil
