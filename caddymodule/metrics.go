@@ -76,6 +76,14 @@ var (
 		Name: "app_access_change_feed_up",
 		Help: "1 while the change feed answers, 0 while it does not (cached answers are then trusted for at most staleness).",
 	})
+	responseSignaturesTotal = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "app_access_response_signatures_total",
+		Help: "Ed25519 signatures made over client API answers; under load one covers a batch (app_access_signed_responses_total / this is the mean batch).",
+	})
+	signedResponsesTotal = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "app_access_signed_responses_total",
+		Help: "Client API answers signed.",
+	})
 	feedFlushesTotal = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "app_access_change_feed_flushes_total",
 		Help: "Times this instance emptied its caches because it missed pruned entries of the change feed.",
@@ -85,7 +93,7 @@ var (
 // collectors are every App Access collector.
 var collectors = []prometheus.Collector{requestsTotal, loginsTotal, signUpsTotal, activationsTotal,
 	hashWaitSeconds, hashSeconds, cacheLookupsTotal, storeSeconds, feedLagSeconds, feedUp, feedFlushesTotal,
-	webhookAttemptsTotal, webhookAttemptSeconds}
+	webhookAttemptsTotal, webhookAttemptSeconds, responseSignaturesTotal, signedResponsesTotal}
 
 // registerMetrics registers the collectors with a config's registry; ones
 // already registered there are fine.
@@ -248,6 +256,11 @@ func (o *metricsObserver) CacheLookup(cache access.CacheName, hit bool) {
 	default:
 		c.miss.Inc()
 	}
+}
+
+func (*metricsObserver) ResponsesSigned(answers int) {
+	responseSignaturesTotal.Inc()
+	signedResponsesTotal.Add(float64(answers))
 }
 
 var _ access.Observer = (*metricsObserver)(nil)

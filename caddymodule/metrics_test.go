@@ -105,6 +105,8 @@ func TestMetrics_AdminEndpointShowsTheSeriesAfterTraffic(t *testing.T) {
 		{`app_access_store_operation_duration_seconds{operation="insert_session"}#count`, 1},
 		{`app_access_change_feed_lag_seconds#count`, -1}, // another instance's entries only (TestFeedTailer_ReportsTheLag…)
 		{`app_access_change_feed_flushes_total`, -1},
+		{`app_access_response_signatures_total`, 0},
+		{`app_access_signed_responses_total`, 0},
 	} {
 		got, ok := after[tc.series]
 		if !ok {

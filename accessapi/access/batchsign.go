@@ -110,6 +110,7 @@ type batcher struct {
 	levels [maxDepth + 1][][32]byte
 	// signatures and answers count the work done, for Signer.Counts.
 	signatures, answers atomic.Uint64
+	observer            Observer // told of each signature; may be nil
 }
 
 // Counts returns how many signatures the signer made and how many answers
@@ -195,6 +196,9 @@ func (b *batcher) signBatch(batch []*signedLeaf) {
 	sig := ed25519.Sign(b.key, msg[:])
 	b.signatures.Add(1)
 	b.answers.Add(uint64(len(batch)))
+	if b.observer != nil {
+		b.observer.ResponsesSigned(len(batch))
+	}
 	for i, x := range batch {
 		copy(x.sig[:], sig)
 		x.index, x.depth = i, depth

@@ -3,7 +3,7 @@ package access
 import "time"
 
 // Observer is told what the service measures, for metrics: password hash
-// waits and times, and cache lookups. The service knows no metrics library;
+// waits and times, cache lookups and response signatures. The service knows no metrics library;
 // the Caddy module implements this with Prometheus. Its methods are called
 // on the request's goroutine: they must be quick and safe for concurrent
 // use.
@@ -14,6 +14,9 @@ type Observer interface {
 	Hashed(took time.Duration)
 	// CacheLookup reports a lookup in one of the service's caches.
 	CacheLookup(cache CacheName, hit bool)
+	// ResponsesSigned reports one Ed25519 signature that covers answers
+	// signed answers (a batch, see batchsign.go).
+	ResponsesSigned(answers int)
 }
 
 // CacheName names one of the service's caches.
@@ -38,6 +41,7 @@ func (s *Service) observeWith(o Observer) {
 	if o == nil {
 		return
 	}
+	s.observer = o
 	s.hasher.observer = o
 	s.apps.observe(CacheApps, o)
 	s.users.observe(CacheUsers, o)

@@ -34,8 +34,8 @@ type Signer struct {
 	batch batcher // holds the private key
 }
 
-func newSigner(keyID string, key ed25519.PrivateKey) *Signer {
-	return &Signer{KeyID: keyID, batch: batcher{key: key}}
+func newSigner(keyID string, key ed25519.PrivateKey, o Observer) *Signer {
+	return &Signer{KeyID: keyID, batch: batcher{key: key, observer: o}}
 }
 
 // ValidNonce reports whether a client's nonce is one the server echoes:

@@ -83,6 +83,7 @@ type Service struct {
 	signKey   []byte // seals signing-key seeds
 	listeners []EventListener
 	throttle  *throttler
+	observer  Observer // nil without metrics
 }
 
 // NewService returns a Service over store.

@@ -146,7 +146,7 @@ func (s *Service) ringOf(keys []SigningKey) (*keyRing, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &keyRing{keys: keys, signer: newSigner(active.ID, priv)}, nil
+	return &keyRing{keys: keys, signer: newSigner(active.ID, priv, s.observer)}, nil
 }
 
 // SigningKeys returns an application's published keys, oldest first; the
