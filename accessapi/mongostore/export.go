@@ -98,7 +98,7 @@ func exportConv(t access.RecordType) (string, func(bson.Raw) (*access.Record, er
 		return collSessions, func(raw bson.Raw) (*access.Record, error) {
 			d, err := decode[sessionDoc](raw)
 			return &access.Record{Session: &access.Session{TokenHash: d.ID, AppID: d.AppID, UserID: d.UserID,
-				HardwareID: d.HardwareID, CreatedAt: d.CreatedAt.UTC(), ExpiresAt: d.ExpiresAt.UTC()}}, err
+				HardwareID: d.HardwareID, CreatedAt: d.createdAt(), ExpiresAt: d.ExpiresAt.UTC()}}, err
 		}
 	case access.RecordLicense:
 		return collLicenses, func(raw bson.Raw) (*access.Record, error) {

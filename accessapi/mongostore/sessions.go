@@ -48,13 +48,24 @@ type sessionDoc struct {
 	UserID     string    `bson:"user_id"`
 	HardwareID string    `bson:"hardware_id,omitempty"`
 	CreatedAt  time.Time `bson:"created_at"`
-	ExpiresAt  time.Time `bson:"expires_at"`
+	// CreatedNanos is CreatedAt to the nanosecond (a BSON date keeps
+	// milliseconds): it orders a user's sessions made in one millisecond.
+	CreatedNanos int64     `bson:"created_ns,omitempty"`
+	ExpiresAt    time.Time `bson:"expires_at"`
+}
+
+// createdAt is the session's creation time, to the nanosecond when known.
+func (d *sessionDoc) createdAt() time.Time {
+	if d.CreatedNanos != 0 {
+		return time.Unix(0, d.CreatedNanos).UTC()
+	}
+	return d.CreatedAt.UTC()
 }
 
 // InsertSession implements access.SessionStore.
 func (s *Store) InsertSession(ctx context.Context, x *access.Session) error {
 	return s.insert(ctx, collSessions, sessionDoc{ID: x.TokenHash, AppID: x.AppID, UserID: x.UserID,
-		HardwareID: x.HardwareID, CreatedAt: x.CreatedAt, ExpiresAt: x.ExpiresAt})
+		HardwareID: x.HardwareID, CreatedAt: x.CreatedAt, CreatedNanos: x.CreatedAt.UnixNano(), ExpiresAt: x.ExpiresAt})
 }
 
 // SessionByHash implements access.SessionStore.
@@ -80,14 +91,14 @@ func (s *Store) DeleteUserSessions(ctx context.Context, userID string) error {
 // UserSessions implements access.SessionStore.
 func (s *Store) UserSessions(ctx context.Context, userID string) ([]access.Session, error) {
 	var docs []sessionDoc
-	opts := options.Find().SetSort(bson.D{{Key: "created_at", Value: 1}, {Key: "_id", Value: 1}})
+	opts := options.Find().SetSort(bson.D{{Key: "created_at", Value: 1}, {Key: "created_ns", Value: 1}, {Key: "_id", Value: 1}})
 	if err := findAll(ctx, s.c(collSessions), bsonEq("user_id", userID), opts, &docs); err != nil {
 		return nil, err
 	}
 	out := make([]access.Session, len(docs))
 	for i, d := range docs {
 		out[i] = access.Session{TokenHash: d.ID, AppID: d.AppID, UserID: d.UserID, HardwareID: d.HardwareID,
-			CreatedAt: d.CreatedAt.UTC(), ExpiresAt: d.ExpiresAt.UTC()}
+			CreatedAt: d.createdAt(), ExpiresAt: d.ExpiresAt.UTC()}
 	}
 	return out, nil
 }

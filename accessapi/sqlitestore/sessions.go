@@ -56,7 +56,7 @@ func (s *Store) SessionByHash(ctx context.Context, tokenHash string) (*access.Se
 // UserSessions implements access.SessionStore, on sessions_by_user.
 func (s *Store) UserSessions(ctx context.Context, userID string) ([]access.Session, error) {
 	rows, err := s.query(ctx, `SELECT token_hash, app_id, hardware_id, created_at, expires_at FROM sessions
-		WHERE user_id = ? ORDER BY created_at, token_hash`, userID)
+		WHERE user_id = ? ORDER BY created_at, rowid`, userID) // rowid: the order of insertion within a millisecond
 	if err != nil {
 		return nil, mapErr(err)
 	}

@@ -41,7 +41,9 @@ func testAccountPassword(t *testing.T, s access.Store) {
 	wantErr(t, s.SetAccountPassword(ctx, a.ID, "nobody", "x"), access.ErrNotFound, "password of a missing account")
 }
 
-// testUserSessions: a user's sessions come oldest first, others' not at all.
+// testUserSessions: a user's sessions come oldest first, others' not at
+// all; sessions made within one millisecond (the session cap's logins in
+// a row) still come in the order they were made.
 func testUserSessions(t *testing.T, s access.Store) {
 	ctx := context.Background()
 	a := newApp(t, s)
@@ -50,6 +52,12 @@ func testUserSessions(t *testing.T, s access.Store) {
 		must(t, s.InsertSession(ctx, &access.Session{TokenHash: fmt.Sprintf("h%d", i), AppID: a.ID, UserID: u.ID,
 			CreatedAt: epoch.Add(at), ExpiresAt: epoch.Add(time.Hour)}))
 	}
+	// Hashes in the opposite order to the times: a tie broken by the hash
+	// would show.
+	for i, hash := range []string{"z", "y", "x"} {
+		must(t, s.InsertSession(ctx, &access.Session{TokenHash: hash, AppID: a.ID, UserID: u.ID,
+			CreatedAt: epoch.Add(3*time.Minute + time.Duration(i)*100*time.Microsecond), ExpiresAt: epoch.Add(time.Hour)}))
+	}
 	must(t, s.InsertSession(ctx, &access.Session{TokenHash: "theirs", AppID: a.ID, UserID: other.ID, CreatedAt: epoch, ExpiresAt: epoch.Add(time.Hour)}))
 	got, err := s.UserSessions(ctx, u.ID)
 	must(t, err)
@@ -57,8 +65,8 @@ func testUserSessions(t *testing.T, s access.Store) {
 	for _, x := range got {
 		order = append(order, x.TokenHash)
 	}
-	if fmt.Sprint(order) != "[h1 h2 h0]" {
-		t.Fatalf("sessions %v, want [h1 h2 h0] (oldest first)", order)
+	if fmt.Sprint(order) != "[h1 h2 h0 z y x]" {
+		t.Fatalf("sessions %v, want [h1 h2 h0 z y x] (oldest first)", order)
 	}
 }
 
