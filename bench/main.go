@@ -51,7 +51,7 @@ func main() {
 	flag.IntVar(&o.licenses, "licenses", 1_000_000, "licenses in the large data set")
 	flag.BoolVar(&o.smoke, "smoke", false, "short run on small data, without targets (for CI)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary folder (server log, data)")
-	flag.StringVar(&o.profile, "profile", "", "write the server's CPU profiles of the token and login paths (token.pprof, login.pprof) to this folder")
+	flag.StringVar(&o.profile, "profile", "", "write the server's CPU profiles of the token, login and cold token paths (token.pprof, login.pprof, cold.pprof) and its heap with 100,000 cached sessions (spread-heap.pprof) to this folder")
 	flag.StringVar(&o.focus, "focus", "", `"token": seed small data and alternate respond and the warm token path 4 times (with -profile: the server's respond-N.pprof and token-N.pprof of each run, and the generator's generator-*.pprof)`)
 	flag.Parse()
 	if o.focus != "" && o.focus != "token" {
@@ -360,14 +360,16 @@ func run(o options) error {
 		return err
 	}
 	var tokenIndex atomic.Int64
-	cold := drive("app_context, Bearer token, cold (sessions unseen since restart)", func(int64) *http.Request {
-		tok := set.tokens[int(tokenIndex.Add(1)-1)%len(set.tokens)]
-		req, _ := http.NewRequest("GET", api("/app_context"), nil)
-		for k, v := range appH(seed.app, "Authorization", "Bearer "+tok) {
-			req.Header.Set(k, v)
-		}
-		return req
-	}, 200)
+	cold := profiled("cold", func() result {
+		return drive("app_context, Bearer token, cold (sessions unseen since restart)", func(int64) *http.Request {
+			tok := set.tokens[int(tokenIndex.Add(1)-1)%len(set.tokens)]
+			req, _ := http.NewRequest("GET", api("/app_context"), nil)
+			for k, v := range appH(seed.app, "Authorization", "Bearer "+tok) {
+				req.Header.Set(k, v)
+			}
+			return req
+		}, 200)
+	})
 	coldNote := ""
 	if n := tokenIndex.Load(); n > int64(len(set.tokens)) {
 		coldNote = fmt.Sprintf("%d requests over %d sessions: some were warm", n, len(set.tokens))

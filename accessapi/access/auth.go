@@ -165,8 +165,9 @@ func sessionDevice(app *App, sess *Session, hardwareID string) error {
 	return nil
 }
 
-// session returns the session whose token has the digest token: the cache
-// is keyed by the digest, so that a hit costs no allocation.
+// session returns the session whose token has the digest token, without
+// its TokenHash (token.hash() is it): the cache is keyed by the digest, so
+// that a hit costs no allocation.
 func (s *Service) session(ctx context.Context, appID string, token secretDigest) (*Session, error) {
 	if sess, ok := s.sessions.get(token); ok {
 		return sess, nil
@@ -177,8 +178,10 @@ func (s *Service) session(ctx context.Context, appID string, token secretDigest)
 	if err != nil {
 		return nil, wrapStore(err, "reading session")
 	}
-	// The cache keeps one copy of the strings it holds many times.
+	// The cache keeps one copy of the strings it holds many times, and no
+	// copy of the hash: the digest is the key (75 bytes less a session).
 	share(&sess.AppID, appID)
+	sess.TokenHash = ""
 	s.sessions.setStamped(token, sess, stamp)
 	return sess, nil
 }

@@ -101,9 +101,8 @@ func TestCaches_OneHundredThousandUsersFitTheMemoryBudget(t *testing.T) {
 	now := time.Now()
 	for i := range users {
 		id := fmt.Sprintf("%08d-0000-4000-8000-%012d", i, i)
-		d := digestOf(NewSessionToken())
-		hash := d.hash()
-		svc.sessions.set(d, &Session{TokenHash: hash, AppID: "8b0f2a4e-0000-4000-8000-000000000000", UserID: id, CreatedAt: now, ExpiresAt: now.Add(24 * time.Hour)})
+		// As Service.session caches it: keyed by the digest, without the hash.
+		svc.sessions.set(digestOf(NewSessionToken()), &Session{AppID: "8b0f2a4e-0000-4000-8000-000000000000", UserID: id, CreatedAt: now, ExpiresAt: now.Add(24 * time.Hour)})
 		exp := now.Add(time.Hour)
 		svc.users.set(id, &userState{user: &User{ID: id, AppID: "8b0f2a4e-0000-4000-8000-000000000000", Username: fmt.Sprintf("user%d", i), CreatedAt: now},
 			membership: Membership{ExpiresAt: &exp}})

@@ -41,8 +41,11 @@ func (s *Service) ChangePassword(ctx context.Context, app *App, req PasswordChan
 	}
 	var keep *Session
 	if req.Token != "" {
-		if sess, err := s.session(ctx, app.ID, digestOf(req.Token)); err == nil && sess.AppID == app.ID && sess.UserID == st.user.ID {
-			keep = sess
+		d := digestOf(req.Token)
+		if sess, err := s.session(ctx, app.ID, d); err == nil && sess.AppID == app.ID && sess.UserID == st.user.ID {
+			k := *sess // the cached one has no hash
+			k.TokenHash = d.hash()
+			keep = &k
 		}
 	}
 	return s.setPassword(ctx, app.ID, st.user, req.NewPassword, keep)
