@@ -46,14 +46,7 @@ func (s *Store) AdminByName(ctx context.Context, username string) (*access.Admin
 // ReplaceAdmin implements access.AdminStore: a whole-document replace by
 // the administrator's only writer, the operator.
 func (s *Store) ReplaceAdmin(ctx context.Context, a *access.Admin) error {
-	res, err := s.c(collAdmins).ReplaceOne(ctx, bsonEq("_id", a.Username), toAdminDoc(a))
-	if err != nil {
-		return mapErr(err)
-	}
-	if res.MatchedCount == 0 {
-		return access.ErrNotFound
-	}
-	return nil
+	return s.replaceExisting(ctx, collAdmins, bsonEq("_id", a.Username), toAdminDoc(a))
 }
 
 // Admins implements access.AdminStore.
@@ -74,14 +67,7 @@ func (s *Store) DeleteAdmin(ctx context.Context, username string) error {
 	if err := s.deleteWhere(ctx, collTOTPSteps, bsonEq("username", username)); err != nil {
 		return err
 	}
-	res, err := s.c(collAdmins).DeleteOne(ctx, bsonEq("_id", username))
-	if err != nil {
-		return mapErr(err)
-	}
-	if res.DeletedCount == 0 {
-		return access.ErrNotFound
-	}
-	return nil
+	return s.deleteExisting(ctx, collAdmins, bsonEq("_id", username))
 }
 
 // totpStepDoc records an accepted TOTP step; its _id is "<username>/<step>",
@@ -120,14 +106,7 @@ func (s *Store) AdminSessionByHash(ctx context.Context, tokenHash string) (*acce
 
 // DeleteAdminSession implements access.AdminStore.
 func (s *Store) DeleteAdminSession(ctx context.Context, tokenHash string) error {
-	res, err := s.c(collAdminSess).DeleteOne(ctx, bsonEq("_id", tokenHash))
-	if err != nil {
-		return mapErr(err)
-	}
-	if res.DeletedCount == 0 {
-		return access.ErrNotFound
-	}
-	return nil
+	return s.deleteExisting(ctx, collAdminSess, bsonEq("_id", tokenHash))
 }
 
 // DeleteAdminSessions implements access.AdminStore.
@@ -187,27 +166,13 @@ func (s *Store) SellerKeys(ctx context.Context, appID string) ([]access.SellerKe
 
 // DeleteSellerKey implements access.SellerKeyStore.
 func (s *Store) DeleteSellerKey(ctx context.Context, keyID string) error {
-	res, err := s.c(collSellerKeys).DeleteOne(ctx, bsonEq("_id", keyID))
-	if err != nil {
-		return mapErr(err)
-	}
-	if res.DeletedCount == 0 {
-		return access.ErrNotFound
-	}
-	return nil
+	return s.deleteExisting(ctx, collSellerKeys, bsonEq("_id", keyID))
 }
 
 // RecordSellerKeyUse implements access.SellerKeyStore: a single-field set
 // whose last write wins, like a user's last login.
 func (s *Store) RecordSellerKeyUse(ctx context.Context, keyID string, at time.Time) error {
-	res, err := s.c(collSellerKeys).UpdateOne(ctx, bsonEq("_id", keyID), bson.D{{Key: "$set", Value: bsonEq("last_used_at", at)}})
-	if err != nil {
-		return mapErr(err)
-	}
-	if res.MatchedCount == 0 {
-		return access.ErrNotFound
-	}
-	return nil
+	return s.setExisting(ctx, collSellerKeys, bsonEq("_id", keyID), bsonEq("last_used_at", at))
 }
 
 var (

@@ -53,14 +53,7 @@ func (s *Store) InsertApp(ctx context.Context, a *access.App) error {
 // ReplaceApp implements access.AppStore. Only administrators write
 // applications, so a whole-document replace does not race with clients.
 func (s *Store) ReplaceApp(ctx context.Context, a *access.App) error {
-	res, err := s.c(collApps).ReplaceOne(ctx, bson.D{{Key: "_id", Value: a.ID}}, toAppDoc(a))
-	if err != nil {
-		return mapErr(err)
-	}
-	if res.MatchedCount == 0 {
-		return access.ErrNotFound
-	}
-	return nil
+	return s.replaceExisting(ctx, collApps, bson.D{{Key: "_id", Value: a.ID}}, toAppDoc(a))
 }
 
 // DeleteApp implements access.AppStore.

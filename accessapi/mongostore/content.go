@@ -31,14 +31,7 @@ func (s *Store) PutVariable(ctx context.Context, v *access.Variable) error {
 
 // DeleteVariable implements access.ContentStore.
 func (s *Store) DeleteVariable(ctx context.Context, appID, name string) error {
-	res, err := s.c(collVariables).DeleteOne(ctx, bsonEq("_id", variableID(appID, name)))
-	if err != nil {
-		return mapErr(err)
-	}
-	if res.DeletedCount == 0 {
-		return access.ErrNotFound
-	}
-	return nil
+	return s.deleteExisting(ctx, collVariables, bsonEq("_id", variableID(appID, name)))
 }
 
 // Variables implements access.ContentStore.
@@ -143,8 +136,5 @@ func (s *Store) DeleteFile(ctx context.Context, fileID string) error {
 	if err := s.bucket().Delete(ctx, fileID); err != nil && err != mongo.ErrFileNotFound {
 		return mapErr(err)
 	}
-	if res.DeletedCount == 0 {
-		return access.ErrNotFound
-	}
-	return nil
+	return foundIf(res.DeletedCount)
 }

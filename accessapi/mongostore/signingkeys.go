@@ -53,12 +53,5 @@ func (d *signingKeyDoc) key() *access.SigningKey {
 
 // DeleteSigningKey implements access.SigningKeyStore.
 func (s *Store) DeleteSigningKey(ctx context.Context, appID, keyID string) error {
-	res, err := s.c(collSigningKeys).DeleteOne(ctx, bson.D{{Key: "_id", Value: keyID}, {Key: "app_id", Value: appID}})
-	if err != nil {
-		return mapErr(err)
-	}
-	if res.DeletedCount == 0 {
-		return access.ErrNotFound
-	}
-	return nil
+	return s.deleteExisting(ctx, collSigningKeys, bson.D{{Key: "_id", Value: keyID}, {Key: "app_id", Value: appID}})
 }

@@ -139,6 +139,44 @@ func (s *Store) deleteByID(ctx context.Context, coll, id string) error {
 	return mapErr(err)
 }
 
+// setExisting sets fields of the document filter matches; ErrNotFound
+// when none does.
+func (s *Store) setExisting(ctx context.Context, coll string, filter, set bson.D) error {
+	res, err := s.c(coll).UpdateOne(ctx, filter, bson.D{{Key: "$set", Value: set}})
+	if err != nil {
+		return mapErr(err)
+	}
+	return foundIf(res.MatchedCount)
+}
+
+// replaceExisting replaces the document filter matches with doc;
+// ErrNotFound when none does.
+func (s *Store) replaceExisting(ctx context.Context, coll string, filter bson.D, doc any) error {
+	res, err := s.c(coll).ReplaceOne(ctx, filter, doc)
+	if err != nil {
+		return mapErr(err)
+	}
+	return foundIf(res.MatchedCount)
+}
+
+// deleteExisting deletes the document filter matches; ErrNotFound when
+// none does.
+func (s *Store) deleteExisting(ctx context.Context, coll string, filter bson.D) error {
+	res, err := s.c(coll).DeleteOne(ctx, filter)
+	if err != nil {
+		return mapErr(err)
+	}
+	return foundIf(res.DeletedCount)
+}
+
+// foundIf is ErrNotFound when a write touched no document.
+func foundIf(documents int64) error {
+	if documents == 0 {
+		return access.ErrNotFound
+	}
+	return nil
+}
+
 func (s *Store) deleteWhere(ctx context.Context, coll string, filter bson.D) error {
 	_, err := s.c(coll).DeleteMany(ctx, filter)
 	return mapErr(err)

@@ -55,15 +55,8 @@ func (s *Store) DeleteAccount(ctx context.Context, appID, usernameKey string) er
 
 // SetAccountPassword implements access.UserStore.
 func (s *Store) SetAccountPassword(ctx context.Context, appID, usernameKey, passwordHash string) error {
-	res, err := s.c(collAccounts).UpdateOne(ctx, bsonEq("_id", accountID(appID, usernameKey)),
-		bson.D{{Key: "$set", Value: bsonEq("password_hash", passwordHash)}})
-	if err != nil {
-		return mapErr(err)
-	}
-	if res.MatchedCount == 0 {
-		return access.ErrNotFound
-	}
-	return nil
+	return s.setExisting(ctx, collAccounts, bsonEq("_id", accountID(appID, usernameKey)),
+		bsonEq("password_hash", passwordHash))
 }
 
 // InsertUser implements access.UserStore.

@@ -77,7 +77,7 @@ func (s *Store) InsertWebhook(ctx context.Context, w *access.Webhook) error {
 // writers are administrators; the secrets are left to
 // RotateWebhookSecret.
 func (s *Store) ReplaceWebhook(ctx context.Context, w *access.Webhook) error {
-	return s.updateWebhook(ctx, bsonEq("_id", w.ID), bson.D{
+	return s.setExisting(ctx, collWebhooks, bsonEq("_id", w.ID), bson.D{
 		{Key: "url", Value: w.URL}, {Key: "events", Value: eventNames(w.Events)}, {Key: "enabled", Value: w.Enabled}})
 }
 
@@ -88,34 +88,14 @@ func (s *Store) ReplaceWebhook(ctx context.Context, w *access.Webhook) error {
 // may both succeed, the later write winning (the writers are
 // administrators; the secret they replaced signs during either overlap).
 func (s *Store) RotateWebhookSecret(ctx context.Context, w *access.Webhook, was []byte) error {
-	return s.updateWebhook(ctx, bson.D{{Key: "_id", Value: w.ID}, {Key: "sealed_secret", Value: was}}, bson.D{
+	return s.setExisting(ctx, collWebhooks, bson.D{{Key: "_id", Value: w.ID}, {Key: "sealed_secret", Value: was}}, bson.D{
 		{Key: "sealed_secret", Value: w.SealedSecret}, {Key: "previous_sealed_secret", Value: w.PreviousSealedSecret},
 		{Key: "previous_secret_until", Value: timeOrNil(w.PreviousSecretUntil)}})
 }
 
-// updateWebhook sets fields of the endpoint filter matches; ErrNotFound
-// when none does.
-func (s *Store) updateWebhook(ctx context.Context, filter, set bson.D) error {
-	res, err := s.c(collWebhooks).UpdateOne(ctx, filter, bson.D{{Key: "$set", Value: set}})
-	if err != nil {
-		return mapErr(err)
-	}
-	if res.MatchedCount == 0 {
-		return access.ErrNotFound
-	}
-	return nil
-}
-
 // DeleteWebhook implements access.WebhookStore.
 func (s *Store) DeleteWebhook(ctx context.Context, webhookID string) error {
-	res, err := s.c(collWebhooks).DeleteOne(ctx, bsonEq("_id", webhookID))
-	if err != nil {
-		return mapErr(err)
-	}
-	if res.DeletedCount == 0 {
-		return access.ErrNotFound
-	}
-	return nil
+	return s.deleteExisting(ctx, collWebhooks, bsonEq("_id", webhookID))
 }
 
 // WebhookByID implements access.WebhookStore.
@@ -222,17 +202,10 @@ func (s *Store) findDeliveries(ctx context.Context, filter bson.D, opts *options
 // makes its holder the only writer; the condition keeps a late writer that
 // read an older state from moving the delivery back.
 func (s *Store) UpdateDelivery(ctx context.Context, d *access.WebhookDelivery, attempts int) error {
-	res, err := s.c(collDeliveries).UpdateOne(ctx, bson.D{{Key: "_id", Value: d.ID}, {Key: "attempts", Value: attempts}},
-		bson.D{{Key: "$set", Value: bson.D{{Key: "status", Value: string(d.Status)}, {Key: "attempts", Value: d.Attempts},
+	return s.setExisting(ctx, collDeliveries, bson.D{{Key: "_id", Value: d.ID}, {Key: "attempts", Value: attempts}},
+		bson.D{{Key: "status", Value: string(d.Status)}, {Key: "attempts", Value: d.Attempts},
 			{Key: "next_attempt_at", Value: d.NextAttemptAt}, {Key: "retry_from", Value: d.RetryFrom},
-			{Key: "last_status", Value: d.LastStatus}, {Key: "last_error", Value: d.LastError}}}})
-	if err != nil {
-		return mapErr(err)
-	}
-	if res.MatchedCount == 0 {
-		return access.ErrNotFound
-	}
-	return nil
+			{Key: "last_status", Value: d.LastStatus}, {Key: "last_error", Value: d.LastError}})
 }
 
 type attemptDoc struct {
@@ -270,17 +243,10 @@ func (s *Store) InsertDeliveryAttempt(ctx context.Context, a *access.DeliveryAtt
 // FinishDeliveryAttempt implements access.WebhookStore: the claimant is
 // the attempt's only writer.
 func (s *Store) FinishDeliveryAttempt(ctx context.Context, a *access.DeliveryAttempt) error {
-	res, err := s.c(collAttempts).UpdateOne(ctx, bsonEq("_id", attemptDocID(a.DeliveryID, a.Number)),
-		bson.D{{Key: "$set", Value: bson.D{{Key: "finished", Value: true}, {Key: "status_code", Value: a.StatusCode},
+	return s.setExisting(ctx, collAttempts, bsonEq("_id", attemptDocID(a.DeliveryID, a.Number)),
+		bson.D{{Key: "finished", Value: true}, {Key: "status_code", Value: a.StatusCode},
 			{Key: "error", Value: a.Error}, {Key: "duration_ms", Value: a.Duration.Milliseconds()},
-			{Key: "outcome", Value: string(a.Outcome)}, {Key: "next_attempt_at", Value: a.NextAttemptAt}}}})
-	if err != nil {
-		return mapErr(err)
-	}
-	if res.MatchedCount == 0 {
-		return access.ErrNotFound
-	}
-	return nil
+			{Key: "outcome", Value: string(a.Outcome)}, {Key: "next_attempt_at", Value: a.NextAttemptAt}})
 }
 
 // DeliveryAttempt implements access.WebhookStore.
