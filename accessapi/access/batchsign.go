@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"slices"
 	"sync"
-	"sync/atomic"
 )
 
 // Batch signing: an Ed25519 signature costs about as much CPU as the rest
@@ -108,15 +107,9 @@ type batcher struct {
 	// levels is the tree of the batch being signed, kept for the next:
 	// only the leader (one at a time, handed over under mu) touches it.
 	levels [maxDepth + 1][][32]byte
-	// signatures and answers count the work done, for Signer.Counts.
-	signatures, answers atomic.Uint64
-	observer            Observer // told of each signature; may be nil
-}
-
-// Counts returns how many signatures the signer made and how many answers
-// they covered: their ratio is the mean batch.
-func (sg *Signer) Counts() (signatures, answers uint64) {
-	return sg.batch.signatures.Load(), sg.batch.answers.Load()
+	// observer is told of each signature and the answers it covers; nil
+	// without metrics.
+	observer Observer
 }
 
 // sign returns leaf signed, in the batch it ended up in; the caller
@@ -194,8 +187,6 @@ func (b *batcher) signBatch(batch []*signedLeaf) {
 	copy(msg[:], rootMessagePrefix)
 	hex.Encode(msg[len(rootMessagePrefix):], root[:])
 	sig := ed25519.Sign(b.key, msg[:])
-	b.signatures.Add(1)
-	b.answers.Add(uint64(len(batch)))
 	if b.observer != nil {
 		b.observer.ResponsesSigned(len(batch))
 	}
