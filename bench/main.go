@@ -247,23 +247,7 @@ func run(o options) error {
 			func() result { return drive("app_context, Bearer token", tokenRequest, 200) })
 	}
 	respondBefore := drive("baseline: respond", get(api("/bench/respond"), nil), 200)
-	// profiled runs a path while the server's CPU profile is taken.
-	profiled := func(name string, run func() result) result {
-		if o.profile == "" {
-			return run()
-		}
-		var wg sync.WaitGroup
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := c.cpuProfile(p.admin, o.duration-time.Second, filepath.Join(o.profile, name+".pprof")); err != nil {
-				fmt.Fprintln(os.Stderr, "profile:", err)
-			}
-		}()
-		defer wg.Wait()
-		return run()
-	}
-	token := profiled("token", func() result {
+	token := profiled(o, c, p, "token", func() result {
 		return drive("app_context, Bearer token", tokenRequest, 200)
 	})
 	legacy := drive("app_context, username/password headers", get(api("/app_context"), appH(seed.app, "x-api-username", seed.username, "x-api-password", seed.password)), 200)
@@ -283,7 +267,7 @@ func run(o options) error {
 	// would not hash. A wrong password always costs exactly one argon2id
 	// verification, as a first login does.
 	loginBody := fmt.Sprintf(`{"credentials":{"username":%q,"password":"not the password"}}`, seed.username)
-	login := profiled("login", func() result {
+	login := profiled(o, c, p, "login", func() result {
 		return drive("POST /auth/login, password verified (argon2id)", func(int64) *http.Request {
 			req, _ := http.NewRequest("POST", api("/auth/login"), strings.NewReader(loginBody))
 			for k, v := range appH(seed.app) {
@@ -360,7 +344,7 @@ func run(o options) error {
 		return err
 	}
 	var tokenIndex atomic.Int64
-	cold := profiled("cold", func() result {
+	cold := profiled(o, c, p, "cold", func() result {
 		return drive("app_context, Bearer token, cold (sessions unseen since restart)", func(int64) *http.Request {
 			tok := set.tokens[int(tokenIndex.Add(1)-1)%len(set.tokens)]
 			req, _ := http.NewRequest("GET", api("/app_context"), nil)
@@ -619,30 +603,9 @@ func focusToken(o options, c *client, p ports, respond, token func() result) err
 		}
 	}
 	respond, token = counted(respond, &rAlloc, &rGC), counted(token, &tAlloc, &tGC)
-	// profiled runs a path, with the server's CPU profile taken when asked.
-	profiled := func(name string, run func() result) result {
-		if o.profile == "" {
-			return run()
-		}
-		var wg sync.WaitGroup
-		wg.Go(func() {
-			if err := c.cpuProfile(p.admin, o.duration-time.Second, filepath.Join(o.profile, name+".pprof")); err != nil {
-				fmt.Fprintln(os.Stderr, "profile:", err)
-			}
-		})
-		defer wg.Wait()
-		// The load generator's own profile, to tell its share of a ratio.
-		if f, err := os.Create(filepath.Join(o.profile, "generator-"+name+".pprof")); err == nil {
-			defer f.Close()
-			if err := pprof.StartCPUProfile(f); err == nil {
-				defer pprof.StopCPUProfile()
-			}
-		}
-		return run()
-	}
 	for i := range 4 {
-		r = sumOf(r, profiled(fmt.Sprint("respond-", i), respond))
-		t = sumOf(t, profiled(fmt.Sprint("token-", i), token))
+		r = sumOf(r, profiled(o, c, p, fmt.Sprint("respond-", i), respond))
+		t = sumOf(t, profiled(o, c, p, fmt.Sprint("token-", i), token))
 	}
 	fmt.Printf("\ntoken path: %.3f × respond by rate; server CPU/request %v vs respond %v (%.3f)\n", t.rate()/r.rate(),
 		t.cpuPerRequest().Round(100*time.Nanosecond), r.cpuPerRequest().Round(100*time.Nanosecond),
@@ -655,4 +618,27 @@ func focusToken(o options, c *client, p ports, respond, token func() result) err
 	fmt.Printf("server allocation/request: token %.0f B vs respond %.0f B; collections per 10,000 requests: token %.1f vs respond %.1f\n",
 		perReq(tAlloc, t.requests), perReq(rAlloc, r.requests), 1e4*perReq(tGC, t.requests), 1e4*perReq(rGC, r.requests))
 	return nil
+}
+
+// profiled runs a path; with -profile, it saves the server's CPU profile
+// of the run as DIR/name.pprof and the load generator's own as
+// DIR/generator-name.pprof (to tell its share of a ratio).
+func profiled(o options, c *client, p ports, name string, run func() result) result {
+	if o.profile == "" {
+		return run()
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if err := c.cpuProfile(p.admin, o.duration-time.Second, filepath.Join(o.profile, name+".pprof")); err != nil {
+			fmt.Fprintln(os.Stderr, "profile:", err)
+		}
+	})
+	defer wg.Wait()
+	if f, err := os.Create(filepath.Join(o.profile, "generator-"+name+".pprof")); err == nil {
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err == nil {
+			defer pprof.StopCPUProfile()
+		}
+	}
+	return run()
 }

@@ -264,25 +264,39 @@ func savePprof(url, path string) error {
 	return os.WriteFile(path, raw, 0o644)
 }
 
-// memStats summarises the server's Go memory statistics (the end of
-// /debug/pprof/heap?debug=1) in MiB.
-func (c *client) memStats(adminPort int) (string, error) {
+// heapStats reads the server's Go memory statistics: the "# Name = value"
+// lines that end /debug/pprof/heap?debug=1.
+func heapStats(adminPort int) (map[string]int64, error) {
 	res, err := http.Get(fmt.Sprintf("http://localhost:%d/debug/pprof/heap?debug=1", adminPort))
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	defer res.Body.Close()
 	raw, err := io.ReadAll(res.Body)
 	if err != nil {
+		return nil, err
+	}
+	stats := map[string]int64{}
+	for _, line := range strings.Split(string(raw), "\n") {
+		var name string
+		var v int64
+		if _, err := fmt.Sscanf(line, "# %s = %d", &name, &v); err == nil {
+			stats[name] = v
+		}
+	}
+	return stats, nil
+}
+
+// memStats summarises the server's Go memory statistics in MiB.
+func (c *client) memStats(adminPort int) (string, error) {
+	stats, err := heapStats(adminPort)
+	if err != nil {
 		return "", err
 	}
 	var out []string
-	for _, line := range strings.Split(string(raw), "\n") {
-		for _, name := range []string{"HeapAlloc", "HeapInuse", "HeapIdle", "HeapReleased", "NextGC", "StackSys", "Sys"} {
-			var v int64
-			if _, err := fmt.Sscanf(line, "# "+name+" = %d", &v); err == nil {
-				out = append(out, fmt.Sprintf("%s %d", name, v>>20))
-			}
+	for _, name := range []string{"HeapAlloc", "HeapInuse", "HeapIdle", "HeapReleased", "NextGC", "StackSys", "Sys"} {
+		if v, ok := stats[name]; ok {
+			out = append(out, fmt.Sprintf("%s %d", name, v>>20))
 		}
 	}
 	return strings.Join(out, ", ") + " (MiB)", nil
@@ -290,17 +304,8 @@ func (c *client) memStats(adminPort int) (string, error) {
 
 // memCounters reads the server's TotalAlloc (bytes) and NumGC.
 func (c *client) memCounters(adminPort int) (alloc, gcs int64) {
-	res, err := http.Get(fmt.Sprintf("http://localhost:%d/debug/pprof/heap?debug=1", adminPort))
-	if err != nil {
-		return 0, 0
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	for _, line := range strings.Split(string(raw), "\n") {
-		_, _ = fmt.Sscanf(line, "# TotalAlloc = %d", &alloc)
-		_, _ = fmt.Sscanf(line, "# NumGC = %d", &gcs)
-	}
-	return alloc, gcs
+	stats, _ := heapStats(adminPort)
+	return stats["TotalAlloc"], stats["NumGC"]
 }
 
 // stop asks the server to exit (POST /stop on the admin endpoint).
