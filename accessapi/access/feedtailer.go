@@ -282,7 +282,8 @@ func (t *FeedTailer) Cursor() int64 {
 	return t.cursor
 }
 
-// flushCaches empties every cache the change feed keeps in step.
+// flushCaches empties every cache the change feed keeps in step (all but
+// the license uses, which never change).
 func (s *Service) flushCaches() {
 	s.apps.clear()
 	s.users.clear()
@@ -290,4 +291,5 @@ func (s *Service) flushCaches() {
 	s.creds.clear()
 	s.devices.clear()
 	s.content.clear()
+	s.signingKeys.clear()
 }

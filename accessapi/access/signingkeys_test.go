@@ -289,3 +289,38 @@ func TestSigningKeys_ARotationReachesAnotherInstanceThroughTheFeed(t *testing.T)
 	})
 	t.Logf("the rotation reached the other instance in %v", took)
 }
+
+// TestSigningKeys_AnInstanceThatResyncsWithTheFeedDropsItsKeyRings: a
+// rotation appended before an instance's first read of the feed is not
+// applied as an entry (the first read starts at the newest one and empties
+// the caches instead), so the emptying must include the key rings, or the
+// instance signs with the old key until the staleness bound.
+func TestSigningKeys_AnInstanceThatResyncsWithTheFeedDropsItsKeyRings(t *testing.T) {
+	ctx := context.Background()
+	store := storetest.Default(t)
+	cfg := feedTestConfig()
+	cfg.Staleness = time.Hour
+	a := startInstance(t, store, cfg, access.FeedConfig{})
+	tail := access.NewFeedTailer(store, access.FeedConfig{})
+	bcfg := cfg
+	bcfg.Listeners = append(bcfg.Listeners, tail.Record)
+	b := access.NewService(store, bcfg)
+	app, err := a.svc.CreateApp(ctx, access.AppSettings{Name: ptr("resync")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := b.ResponseSigner(ctx, app.APIKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := a.svc.RotateSigningKey(ctx, app.ID)
+	if err != nil || k.ID == old.KeyID {
+		t.Fatalf("rotated to %+v, %v", k, err)
+	}
+	if err := tail.Poll(ctx, b); err != nil { // b's first read of the feed
+		t.Fatal(err)
+	}
+	if s, err := b.ResponseSigner(ctx, app.APIKey); err != nil || s.KeyID != k.ID {
+		t.Fatalf("after its first read of the feed the instance signs with %s (%v), want the new key %s", s.KeyID, err, k.ID)
+	}
+}
