@@ -344,4 +344,45 @@ func TestBrowser_SellerKeyIsShownOnceThenNeverAgain(t *testing.T) {
 	}
 }
 
+// TestBrowser_WebhookSecretIsShownOnceThenNeverAgain: an endpoint made in
+// the form shows its secret once; its page lists its deliveries and
+// rotates the secret, again shown once.
+func TestBrowser_WebhookSecretIsShownOnceThenNeverAgain(t *testing.T) {
+	e := newEnv(t)
+	tb := newTab(t, e)
+	tb.signIn()
+	tb.do(chromedp.Navigate(tb.url("/admin/apps/"+e.app.ID)), chromedp.Click(`//nav/a[text()="Webhooks"]`), chromedp.WaitVisible("#url"),
+		chromedp.SendKeys("#url", "https://shop.example/hooks/app-access"), chromedp.Click(`input[value="licenses.created"]`),
+		chromedp.Click(`input[value="user.signed_up"]`), chromedp.Click("#create"), chromedp.WaitVisible("#new-secret"))
+	secret := tb.text("#new-secret")
+	if !strings.HasPrefix(secret, access.WebhookSecretPrefix) {
+		t.Fatalf("new secret %q", secret)
+	}
+	tb.screenshot("webhooks")
+	for range 3 {
+		if _, err := e.svc.CreateLicenses(context.Background(), e.app.ID, access.LicenseRequest{Count: 1, Grant: access.Grant{Minutes: ptr(int64(60))}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tb.do(chromedp.Click(`//a[text()="Open the endpoint"]`), chromedp.WaitVisible("#deliveries"))
+	if n := strings.Count(tb.text("#deliveries tbody"), "licenses.created"); n != 3 {
+		t.Fatalf("the delivery log lists %d deliveries, want 3", n)
+	}
+	page, err := chromedp.Run(tb.ctx, chromedp.OuterHTML("html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(page, secret) {
+		t.Fatal("the endpoint's secret is rendered again after its creation")
+	}
+	tb.do(chromedp.SetValue("#overlap", "3600"), chromedp.Click("#rotate"), chromedp.WaitVisible("#new-secret"))
+	if rotated := tb.text("#new-secret"); rotated == secret || !strings.HasPrefix(rotated, access.WebhookSecretPrefix) {
+		t.Fatalf("rotated secret %q", rotated)
+	}
+	if got := tb.text("#previous-secret"); !strings.Contains(got, "signs too until") {
+		t.Fatalf("after rotating with an overlap the page says %q", got)
+	}
+	tb.screenshot("webhook")
+}
+
 func ptr[T any](v T) *T { return &v }

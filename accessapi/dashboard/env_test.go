@@ -9,12 +9,15 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/appaccess/appaccess/accessapi/access"
 	"github.com/appaccess/appaccess/accessapi/clientapi"
 	"github.com/appaccess/appaccess/accessapi/dashboard"
 	"github.com/appaccess/appaccess/accessapi/storetest"
+	"github.com/appaccess/appaccess/accessapi/webhook"
 )
 
 var cheapArgon2 = access.Argon2Params{MemoryKiB: 64, Iterations: 1, Parallelism: 1}
@@ -28,16 +31,18 @@ const (
 // /admin/ and the client API under /api/ on one httptest server, as the
 // top-level Caddyfile serves them.
 type env struct {
-	svc *access.Service
-	srv *httptest.Server
-	app *access.NewApp
+	store access.Store
+	svc   *access.Service
+	srv   *httptest.Server
+	app   *access.NewApp
 }
 
 func newEnv(t testing.TB) *env {
 	t.Helper()
 	store := storetest.SQLite(t)
 	audit := access.NewAuditListener(store, func(err error) { t.Errorf("audit log: %v", err) })
-	svc := access.NewService(store, access.Config{Argon2: cheapArgon2, Listeners: []access.EventListener{audit}})
+	outbox := access.NewWebhookOutbox(store, access.WebhookOutboxConfig{OnError: func(err error) { t.Errorf("webhook outbox: %v", err) }})
+	svc := access.NewService(store, access.Config{Argon2: cheapArgon2, Listeners: []access.EventListener{audit, outbox.Listen}})
 	dash, err := dashboard.New(dashboard.Config{Prefix: "/admin", Service: func() (*access.Service, error) { return svc, nil }})
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +62,7 @@ func newEnv(t testing.TB) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{svc: svc, srv: srv, app: app}
+	return &env{store: store, svc: svc, srv: srv, app: app}
 }
 
 // newApp makes another application.
@@ -164,4 +169,51 @@ func (b *browser) signIn() {
 	if resp.StatusCode != http.StatusOK || !strings.Contains(body, "Applications") {
 		b.t.Fatalf("sign-in: %d\n%s", resp.StatusCode, body)
 	}
+}
+
+// hook adds an endpoint of the env's application at url for events.
+func (e *env) hook(t testing.TB, url string, events ...access.EventKind) *access.NewWebhook {
+	t.Helper()
+	h, err := e.svc.CreateWebhook(context.Background(), e.app.ID, access.WebhookSettings{URL: &url, Events: events})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// storedWebhook reads an endpoint of the env's application as stored.
+func (e *env) storedWebhook(t testing.TB, id string) *access.Webhook {
+	t.Helper()
+	h, err := e.svc.Webhook(context.Background(), e.app.ID, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// dispatch sends the store's due deliveries (to private addresses too,
+// such as an httptest receiver) until the returned stop is called or the
+// test ends. A failed attempt is final: the retry window is a millisecond.
+func (e *env) dispatch(t testing.TB) (stop func()) {
+	t.Helper()
+	d := webhook.New(e.store, webhook.Config{Key: access.WebhookKey(nil), AllowPrivateNetworks: true, PollInterval: 10 * time.Millisecond,
+		Timeout: 5 * time.Second, Backoff: access.WebhookBackoff{Window: time.Millisecond}, OnError: func(err error) { t.Errorf("dispatcher: %v", err) }})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); d.Run(ctx) }()
+	var once sync.Once
+	stop = func() { once.Do(func() { cancel(); <-done }) }
+	t.Cleanup(stop)
+	return stop
+}
+
+// auditBy is the newest audit entry of action on the env's application;
+// the test fails without one.
+func (e *env) auditBy(t testing.TB, action string) access.AuditEntry {
+	t.Helper()
+	pg, err := e.svc.AuditLog(context.Background(), e.app.ID, access.AuditFilter{Action: action}, "", access.MaxPageSize)
+	if err != nil || len(pg.Items) == 0 {
+		t.Fatalf("no %s in the audit log (%v)", action, err)
+	}
+	return pg.Items[len(pg.Items)-1]
 }

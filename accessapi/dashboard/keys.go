@@ -38,8 +38,8 @@ func (s *Server) renderKeys(w http.ResponseWriter, r *http.Request, si *signedIn
 
 // createKey serves POST /apps/{app}/keys.
 func (s *Server) createKey(w http.ResponseWriter, r *http.Request, si *signedIn) error {
-	if err := r.ParseForm(); err != nil {
-		return access.Invalid(access.FieldError{Field: "scopes", Message: "could not be read"})
+	if err := parseForm(r, "scopes"); err != nil {
+		return err
 	}
 	k, err := si.svc.CreateSellerKey(r.Context(), r.PathValue("app"), r.PostFormValue("name"), r.PostForm["scope"])
 	if err != nil {

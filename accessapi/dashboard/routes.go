@@ -47,6 +47,14 @@ func (s *Server) routes() *http.ServeMux {
 		"POST /apps/{app}/keys":              s.createKey,
 		"POST /apps/{app}/keys/{key}/revoke": s.revokeKey,
 
+		"GET /apps/{app}/webhooks":                                            s.webhooks,
+		"POST /apps/{app}/webhooks":                                           s.createWebhook,
+		"GET /apps/{app}/webhooks/{webhook}":                                  s.showWebhook,
+		"POST /apps/{app}/webhooks/{webhook}/settings":                        s.updateWebhook,
+		"POST /apps/{app}/webhooks/{webhook}/rotate_secret":                   s.rotateWebhookSecret,
+		"POST /apps/{app}/webhooks/{webhook}/delete":                          s.deleteWebhook,
+		"POST /apps/{app}/webhooks/{webhook}/deliveries/{delivery}/redeliver": s.redeliver,
+
 		"GET /apps/{app}/audit": s.audit,
 	} {
 		method, path, _ := httpCut(pattern)

@@ -19,7 +19,7 @@ import (
 var templateFS embed.FS
 
 // pageNames are the pages; each is parsed once with the layout.
-var pageNames = []string{"signin", "home", "app", "licenses", "users", "user", "content", "keys", "audit", "error"}
+var pageNames = []string{"signin", "home", "app", "licenses", "users", "user", "content", "keys", "webhooks", "webhook", "audit", "error"}
 
 // views holds every page's parsed template.
 type views struct {
