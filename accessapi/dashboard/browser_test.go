@@ -2,6 +2,7 @@ package dashboard_test
 
 import (
 	"context"
+	"errors"
 	"encoding/csv"
 	"fmt"
 	"net/http"
@@ -386,3 +387,30 @@ func TestBrowser_WebhookSecretIsShownOnceThenNeverAgain(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestBrowser_DeletingAUserTakesAConfirmingSecondClick: the delete button
+// is hidden until its summary is opened, and the second click deletes.
+func TestBrowser_DeletingAUserTakesAConfirmingSecondClick(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	u, err := e.svc.SignUp(ctx, &e.app.App, access.SignUpRequest{Username: "leaving-lou", Password: "a long and unusual pass 7"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := newTab(t, e)
+	tb.signIn()
+	confirm := `//button[text()="Yes, delete user"]`
+	tb.do(chromedp.Navigate(tb.url("/admin/apps/"+e.app.ID+"/users/"+u.ID)), chromedp.WaitVisible(`//summary[text()="Delete user"]`))
+	visible, err := chromedp.Run(tb.ctx, chromedp.Evaluate[bool](`document.evaluate('`+confirm+`', document, null, 9, null).singleNodeValue.checkVisibility()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if visible {
+		t.Fatal("the confirming button shows before its summary is opened")
+	}
+	tb.do(chromedp.Click(`//summary[text()="Delete user"]`), chromedp.Click(confirm), chromedp.WaitVisible("#prefix"))
+	var refusal *access.Error
+	if _, err := e.svc.UserOf(ctx, e.app.ID, u.ID); !errors.As(err, &refusal) || refusal.Code != access.CodeNotFound {
+		t.Fatalf("after the confirming click the user reads %v, want not found", err)
+	}
+}

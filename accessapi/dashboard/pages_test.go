@@ -57,7 +57,32 @@ func TestPages_EveryPageRendersUnderTheStrictPolicy(t *testing.T) {
 		if strings.Contains(body, e.app.APISecret) || strings.Contains(body, h.Secret) {
 			t.Errorf("%s: the application's or an endpoint's secret is rendered after its creation", path)
 		}
+		for _, button := range unconfirmedDangerButtons(body) {
+			t.Errorf("%s: %s submits at the first click, with no confirmation step", path, button)
+		}
 	}
+}
+
+// dangerButton is a button of an action that cannot be undone.
+var dangerButton = regexp.MustCompile(`<button[^>]*class="danger"[^>]*>[^<]*`)
+
+// unconfirmedDangerButtons lists the danger buttons of body that are not
+// inside a closed-by-default <details class="confirm">, except a ban
+// (which asks for a reason and can be lifted) and a webhook secret
+// rotation (which asks for the old secret's overlap).
+func unconfirmedDangerButtons(body string) []string {
+	var out []string
+	for _, loc := range dangerButton.FindAllStringIndex(body, -1) {
+		button := body[loc[0]:loc[1]]
+		if strings.Contains(button, `id="ban"`) || strings.Contains(button, `id="rotate"`) {
+			continue
+		}
+		before := body[:loc[0]]
+		if strings.LastIndex(before, `<details class="confirm">`) <= strings.LastIndex(before, "</details>") {
+			out = append(out, button)
+		}
+	}
+	return out
 }
 
 // TestAuditPage_ShowsWhoDidWhatFiltersAndPages: a ban made in the
