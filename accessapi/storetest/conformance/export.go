@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -38,8 +39,9 @@ func Import(t testing.TB, s access.Store, data []byte) (access.ExportStats, erro
 
 // Populate writes at least one record of every exported type into s: two
 // applications, users with every per-user record, a deleted user's
-// tombstone, used and unused licenses, a variable and three files (one
-// of several chunks, one empty, one encrypted).
+// tombstone, used and unused licenses, a variable, three files (one of
+// several chunks, one empty, one encrypted) and the webhook records of
+// populateWebhooks.
 func Populate(t testing.TB, s access.Store) {
 	t.Helper()
 	ctx := context.Background()
@@ -79,6 +81,69 @@ func Populate(t testing.TB, s access.Store) {
 			must(t, s.PutFileContents(ctx, f.ID, bytes.NewReader(data)))
 			must(t, s.InsertFile(ctx, f))
 		}
+		populateWebhooks(t, s, a.ID)
+	}
+}
+
+// PopulatedWebhookRecords are the webhook records Populate writes, by type.
+var PopulatedWebhookRecords = access.ExportStats{access.RecordWebhook: 4, access.RecordWebhookDelivery: 12, access.RecordWebhookAttempt: 12}
+
+// populateWebhooks writes an application's endpoints (one in a secret
+// rotation's overlap, one disabled, one deleted whose deliveries stay in
+// the log) and deliveries in every state, with their attempts: pending and
+// never tried, pending after a failed attempt, pending with an attempt
+// claimed and not finished, delivered on the second attempt, failed, and
+// failed because the endpoint is gone.
+func populateWebhooks(t testing.TB, s access.Store, appID string) {
+	t.Helper()
+	ctx := context.Background()
+	sealed := func(what string) []byte { return []byte("sealed " + what + " " + appID) }
+	rotated := &access.Webhook{ID: uuid.NewString(), AppID: appID, URL: "https://example.com/hook",
+		Events: []access.EventKind{access.EventUserSignedUp, access.EventUserBanned}, SealedSecret: sealed("new"),
+		PreviousSealedSecret: sealed("old"), PreviousSecretUntil: epoch.Add(time.Hour), Enabled: true, CreatedAt: epoch}
+	disabled := &access.Webhook{ID: uuid.NewString(), AppID: appID, URL: "http://example.net/", Events: []access.EventKind{access.EventLoggedIn},
+		SealedSecret: sealed("disabled"), CreatedAt: epoch.Add(time.Second)}
+	gone := &access.Webhook{ID: uuid.NewString(), AppID: appID, URL: "https://example.org/", Events: access.WebhookEvents,
+		SealedSecret: sealed("gone"), Enabled: true, CreatedAt: epoch}
+	for _, w := range []*access.Webhook{rotated, disabled, gone} {
+		must(t, s.InsertWebhook(ctx, w))
+	}
+	must(t, s.DeleteWebhook(ctx, gone.ID))
+	at := func(d time.Duration) time.Time { return epoch.Add(d) }
+	delivery := func(webhookID string, status access.DeliveryStatus, attempts int, next time.Time, last int, lastErr string) access.WebhookDelivery {
+		d := newDelivery(webhookID, epoch)
+		d.AppID, d.Status, d.Attempts, d.NextAttemptAt, d.LastStatus, d.LastError = appID, status, attempts, next, last, lastErr
+		return d
+	}
+	failed500 := func(n int, next time.Time) access.DeliveryAttempt {
+		return access.DeliveryAttempt{Number: n, ClaimedAt: at(time.Duration(n) * time.Second), Finished: true, StatusCode: 500,
+			Error: "HTTP 500", Duration: 40 * time.Millisecond, Outcome: access.DeliveryPending, NextAttemptAt: next}
+	}
+	type logged struct {
+		d  access.WebhookDelivery
+		as []access.DeliveryAttempt
+	}
+	for _, l := range []logged{
+		{d: delivery(rotated.ID, access.DeliveryPending, 0, epoch, 0, "")},
+		{d: delivery(rotated.ID, access.DeliveryPending, 1, at(6*time.Second), 500, "HTTP 500"),
+			as: []access.DeliveryAttempt{failed500(1, at(6*time.Second))}},
+		{d: delivery(rotated.ID, access.DeliveryPending, 0, at(time.Minute), 0, ""), // leased: attempt 1 in flight
+			as: []access.DeliveryAttempt{{Number: 1, ClaimedAt: at(time.Second)}}},
+		{d: delivery(rotated.ID, access.DeliveryDelivered, 2, at(6*time.Second), 204, ""),
+			as: []access.DeliveryAttempt{failed500(1, at(6*time.Second)), {Number: 2, ClaimedAt: at(6 * time.Second), Finished: true,
+				StatusCode: 204, Duration: 120 * time.Millisecond, Outcome: access.DeliveryDelivered}}},
+		{d: delivery(disabled.ID, access.DeliveryFailed, 1, epoch, 410, "HTTP 410"),
+			as: []access.DeliveryAttempt{{Number: 1, ClaimedAt: at(time.Second), Finished: true, StatusCode: 410, Error: "HTTP 410",
+				Duration: time.Second, Outcome: access.DeliveryFailed}}},
+		{d: delivery(gone.ID, access.DeliveryFailed, 1, epoch, 0, "the endpoint was deleted or disabled; not sent"),
+			as: []access.DeliveryAttempt{{Number: 1, ClaimedAt: at(time.Second), Finished: true,
+				Error: "the endpoint was deleted or disabled; not sent", Outcome: access.DeliveryFailed}}},
+	} {
+		must(t, insertDelivery(ctx, s, &l.d))
+		for _, a := range l.as {
+			a.DeliveryID = l.d.ID
+			must(t, s.InsertDeliveryAttempt(ctx, &a))
+		}
 	}
 }
 
@@ -110,11 +175,26 @@ func testExportImport(t *testing.T, newStore NewStore) {
 		wantErr(t, err, access.ErrNotEmpty, "import into a non-empty store")
 	})
 
+	firstOf := func(typ access.RecordType) int {
+		for i, l := range lines {
+			if strings.HasPrefix(l, `{"type":"`+string(typ)+`"`) {
+				return i
+			}
+		}
+		t.Fatalf("the export has no %s record", typ)
+		return 0
+	}
+	delivery, attempt := firstOf(access.RecordWebhookDelivery), firstOf(access.RecordWebhookAttempt)
+	badStatus := regexp.MustCompile(`"Status":"[a-z]+"`).ReplaceAllString(lines[delivery], `"Status":"sent"`)
 	refusals := []struct {
 		name string
 		data string
 		line int
 	}{
+		{"DeliveryInAnUnknownStatusStopsThere", strings.Join(lines[:delivery], "") + badStatus + strings.Join(lines[delivery+1:], ""),
+			delivery + 1},
+		{"AttemptBeforeTheDeliveriesStopsAtTheNextDelivery", strings.Join(lines[:delivery], "") + lines[attempt] +
+			strings.Join(lines[delivery:attempt], "") + strings.Join(lines[attempt+1:], ""), delivery + 2},
 		{"TruncatedFileStopsAtItsEnd", strings.Join(lines[:len(lines)/2], ""), len(lines)/2 + 1},
 		{"TamperedLineFailsTheChecksum", strings.Join(lines[:len(lines)-1], "") +
 			strings.Replace(lines[len(lines)-1], `"records":`, `"records":1`, 1), len(lines)},
