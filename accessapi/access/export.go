@@ -149,7 +149,9 @@ type Exporter interface {
 type Importer interface {
 	// Import writes the records next returns until io.EOF into the
 	// store, which must be empty (ErrNotEmpty otherwise, before next is
-	// called). When next or a write fails, nothing written stays visible.
+	// called). When next or a write fails, nothing written stays visible;
+	// until it returns, DueDeliveries finds none of the imported
+	// deliveries (a dispatcher must not send what may yet be removed).
 	Import(ctx context.Context, next func() (*Record, error)) error
 }
 

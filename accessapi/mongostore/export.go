@@ -244,6 +244,20 @@ func (s *Store) importRecords(ctx context.Context, next func() (*access.Record, 
 	}
 }
 
+// importing reports whether the import marker is there: an import is
+// under way, or one did not finish.
+func (s *Store) importing(ctx context.Context) (bool, error) {
+	var raw bson.Raw
+	err := s.byID(ctx, collImports, importMarker, &raw)
+	if isNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("reading the import marker: %w", err)
+	}
+	return true, nil
+}
+
 // checkEmpty returns access.ErrNotEmpty when any collection an import
 // writes, or the import marker, has a document.
 func (s *Store) checkEmpty(ctx context.Context) error {

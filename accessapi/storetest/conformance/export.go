@@ -6,7 +6,9 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
+	"io"
 	"regexp"
 	"strings"
 	"testing"
@@ -175,6 +177,10 @@ func testExportImport(t *testing.T, newStore NewStore) {
 		wantErr(t, err, access.ErrNotEmpty, "import into a non-empty store")
 	})
 
+	t.Run("ImportedPendingDeliveriesAreNotDueUntilTheImportEnds", func(t *testing.T) {
+		testImportHidesDueDeliveries(t, newStore(t), lines[1:len(lines)-1])
+	})
+
 	firstOf := func(typ access.RecordType) int {
 		for i, l := range lines {
 			if strings.HasPrefix(l, `{"type":"`+string(typ)+`"`) {
@@ -220,5 +226,43 @@ func testExportImport(t *testing.T, newStore NewStore) {
 				t.Fatalf("after a refused import the store holds %d lines of records", bytes.Count(got, []byte("\n"))-2)
 			}
 		})
+	}
+}
+
+// testImportHidesDueDeliveries imports lines (records without the header
+// and end) straight through the store's Importer and checks, once every
+// webhook record is written and before the applications are, that no
+// dispatcher would find a delivery due: one could send it, or claim an
+// attempt, before the import is complete (or removed after failing).
+func testImportHidesDueDeliveries(t *testing.T, s access.Store, lines []string) {
+	ctx := context.Background()
+	im, ok := s.(access.Importer)
+	if !ok {
+		t.Fatalf("%T is no access.Importer", s)
+	}
+	later := epoch.Add(48 * time.Hour) // every pending delivery is due
+	checked := false
+	err := im.Import(ctx, func() (*access.Record, error) {
+		if len(lines) == 0 {
+			return nil, io.EOF
+		}
+		var r access.Record
+		must(t, json.Unmarshal([]byte(lines[0]), &r))
+		lines = lines[1:]
+		if r.Type == access.RecordApp && !checked {
+			checked = true
+			due, err := s.DueDeliveries(ctx, later, 100)
+			must(t, err)
+			if len(due) != 0 {
+				t.Errorf("during the import %d deliveries are due, want none", len(due))
+			}
+		}
+		return &r, nil
+	})
+	must(t, err)
+	due, err := s.DueDeliveries(ctx, later, 100)
+	must(t, err)
+	if !checked || len(due) != 6 {
+		t.Fatalf("after the import %d deliveries are due (checked during it: %t), want Populate's 6 pending", len(due), checked)
 	}
 }
