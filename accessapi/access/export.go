@@ -24,6 +24,9 @@ type RecordType string
 // them: every record comes after those it refers to, a file's contents
 // before its metadata, and the applications last, so that on a store
 // without transactions no client reaches a half-imported application.
+// Webhook endpoints come before their deliveries and those before their
+// attempts; like signing keys, all three refer to an application and come
+// before it.
 const (
 	RecordHeader      RecordType = "header"
 	RecordAccount     RecordType = "account"
@@ -40,17 +43,25 @@ const (
 	RecordFileChunk   RecordType = "file_chunk"
 	RecordFile        RecordType = "file"
 	RecordSigningKey  RecordType = "signing_key"
-	RecordApp         RecordType = "app"
-	RecordEnd         RecordType = "end"
+	// RecordWebhook is an endpoint, RecordWebhookDelivery one event for
+	// one endpoint (the outbox and delivery log, pending ones included),
+	// RecordWebhookAttempt one attempt at a delivery.
+	RecordWebhook         RecordType = "webhook"
+	RecordWebhookDelivery RecordType = "webhook_delivery"
+	RecordWebhookAttempt  RecordType = "webhook_attempt"
+	RecordApp             RecordType = "app"
+	RecordEnd             RecordType = "end"
 )
 
 // ExportOrder lists the stored record types in export order (file chunks
 // are emitted before each file, not listed by stores).
 var ExportOrder = []RecordType{RecordAccount, RecordUser, RecordDeletedUser, RecordBan, RecordLastLogin, RecordActivation,
-	RecordDevice, RecordSession, RecordLicense, RecordLicenseUse, RecordVariable, RecordFile, RecordSigningKey, RecordApp}
+	RecordDevice, RecordSession, RecordLicense, RecordLicenseUse, RecordVariable, RecordFile, RecordSigningKey,
+	RecordWebhook, RecordWebhookDelivery, RecordWebhookAttempt, RecordApp}
 
 // Record is one line of an export: its type and the one field that type
-// carries. Secrets and codes are the hashes the store holds.
+// carries. Secrets and codes are as the store holds them: hashed, or
+// sealed under the file key.
 type Record struct {
 	Type RecordType `json:"type"`
 
@@ -72,7 +83,17 @@ type Record struct {
 	// SigningKey carries the seed sealed as the store holds it: it opens
 	// only under the same file key.
 	SigningKey *SigningKey `json:"signing_key,omitempty"`
-	End        *ExportEnd  `json:"end,omitempty"`
+	// Webhook carries the endpoint's secrets sealed as the store holds
+	// them, the current one and, during a rotation's overlap, the previous
+	// one with its end: like signing keys' seeds they open only under the
+	// same file key.
+	Webhook *Webhook `json:"webhook,omitempty"`
+	// WebhookDelivery carries a delivery's state as it is: a pending one
+	// keeps its attempts and next attempt's time, so the importing store's
+	// dispatchers go on with the next attempt number.
+	WebhookDelivery *WebhookDelivery `json:"webhook_delivery,omitempty"`
+	WebhookAttempt  *DeliveryAttempt `json:"webhook_attempt,omitempty"`
+	End             *ExportEnd       `json:"end,omitempty"`
 }
 
 // ExportHeader is an export's first line.
@@ -128,7 +149,9 @@ type Exporter interface {
 type Importer interface {
 	// Import writes the records next returns until io.EOF into the
 	// store, which must be empty (ErrNotEmpty otherwise, before next is
-	// called). When next or a write fails, nothing written stays visible.
+	// called). When next or a write fails, nothing written stays visible;
+	// until it returns, DueDeliveries finds none of the imported
+	// deliveries (a dispatcher must not send what may yet be removed).
 	Import(ctx context.Context, next func() (*Record, error)) error
 }
 

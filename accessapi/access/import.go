@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"slices"
 )
 
 // ImportError is an import that stopped at a line of the file.
@@ -253,6 +254,16 @@ func (d *importReader) check(r *Record) error {
 	case RecordSigningKey:
 		k := r.SigningKey
 		ok = k != nil && k.ID != "" && k.AppID != "" && k.Generation > 0 && len(k.PublicKey) == 32 && len(k.SealedSeed) > 0
+	case RecordWebhook:
+		w := r.Webhook
+		ok = w != nil && w.ID != "" && w.AppID != "" && w.URL != "" && len(w.SealedSecret) > 0
+	case RecordWebhookDelivery:
+		dl := r.WebhookDelivery
+		ok = dl != nil && dl.ID != "" && dl.WebhookID != "" && dl.AppID != "" && dl.Attempts >= 0 &&
+			slices.Contains([]DeliveryStatus{DeliveryPending, DeliveryDelivered, DeliveryFailed}, dl.Status)
+	case RecordWebhookAttempt:
+		a := r.WebhookAttempt
+		ok = a != nil && a.DeliveryID != "" && a.Number > 0
 	default:
 		return fmt.Errorf("unknown record type %q", r.Type)
 	}

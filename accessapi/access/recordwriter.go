@@ -2,18 +2,20 @@ package access
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 )
 
 // RecordWriter writes imported records through a Store's ordinary
 // methods, for a store that has no import of its own (MongoDB). Licenses
-// are inserted in batches; a file's chunks stream into PutFileContents.
-// Call Close after the last record.
+// and webhook deliveries are inserted in batches; a file's chunks stream
+// into PutFileContents. Call Close after the last record.
 type RecordWriter struct {
-	store    Store
-	licenses []License
-	file     *pipedFile
+	store      Store
+	licenses   importBatch[License]
+	deliveries importBatch[WebhookDelivery]
+	file       *pipedFile
 }
 
 // pipedFile is a file whose contents are being stored.
@@ -23,16 +25,50 @@ type pipedFile struct {
 	done chan error
 }
 
-// licenseBatch is the licenses one InsertLicenses call writes on import.
-const licenseBatch = 1000
+// importBatchSize is the records one batched store call writes on import.
+const importBatchSize = 1000
+
+// importBatch holds records of one type until one store call writes them.
+type importBatch[T any] struct {
+	items []T
+	write func(context.Context, []T) error
+}
+
+// add holds v, writing the batch when it is full.
+func (b *importBatch[T]) add(ctx context.Context, v T) error {
+	b.items = append(b.items, v)
+	if len(b.items) >= importBatchSize {
+		return b.flush(ctx)
+	}
+	return nil
+}
+
+// flush writes what is held.
+func (b *importBatch[T]) flush(ctx context.Context) error {
+	if len(b.items) == 0 {
+		return nil
+	}
+	err := b.write(ctx, b.items)
+	b.items = b.items[:0]
+	return err
+}
 
 // NewRecordWriter returns a RecordWriter over store.
-func NewRecordWriter(store Store) *RecordWriter { return &RecordWriter{store: store} }
+func NewRecordWriter(store Store) *RecordWriter {
+	return &RecordWriter{store: store, licenses: importBatch[License]{write: store.InsertLicenses},
+		deliveries: importBatch[WebhookDelivery]{write: store.InsertDeliveries}}
+}
 
 // Write stores one record.
 func (w *RecordWriter) Write(ctx context.Context, r *Record) error {
+	// Records come type by type: a batch of another type is complete.
 	if r.Type != RecordLicense {
-		if err := w.flushLicenses(ctx); err != nil {
+		if err := w.licenses.flush(ctx); err != nil {
+			return err
+		}
+	}
+	if r.Type != RecordWebhookDelivery {
+		if err := w.deliveries.flush(ctx); err != nil {
 			return err
 		}
 	}
@@ -55,11 +91,7 @@ func (w *RecordWriter) Write(ctx context.Context, r *Record) error {
 	case RecordSession:
 		return s.InsertSession(ctx, r.Session)
 	case RecordLicense:
-		w.licenses = append(w.licenses, *r.License)
-		if len(w.licenses) >= licenseBatch {
-			return w.flushLicenses(ctx)
-		}
-		return nil
+		return w.licenses.add(ctx, *r.License)
 	case RecordLicenseUse:
 		if err := s.InsertLicenseUse(ctx, &r.LicenseUse.LicenseUse, r.LicenseUse.Grant); err != nil {
 			return err
@@ -85,6 +117,12 @@ func (w *RecordWriter) Write(ctx context.Context, r *Record) error {
 		return s.InsertFile(ctx, r.File)
 	case RecordSigningKey:
 		return s.InsertSigningKey(ctx, r.SigningKey)
+	case RecordWebhook:
+		return s.InsertWebhook(ctx, r.Webhook)
+	case RecordWebhookDelivery:
+		return w.deliveries.add(ctx, *r.WebhookDelivery)
+	case RecordWebhookAttempt:
+		return s.InsertDeliveryAttempt(ctx, r.WebhookAttempt)
 	case RecordApp:
 		return s.InsertApp(ctx, r.App)
 	}
@@ -98,16 +136,7 @@ func (w *RecordWriter) Close(ctx context.Context) error {
 		<-w.file.done
 		w.file = nil
 	}
-	return w.flushLicenses(ctx)
-}
-
-func (w *RecordWriter) flushLicenses(ctx context.Context) error {
-	if len(w.licenses) == 0 {
-		return nil
-	}
-	err := w.store.InsertLicenses(ctx, w.licenses)
-	w.licenses = w.licenses[:0]
-	return err
+	return errors.Join(w.licenses.flush(ctx), w.deliveries.flush(ctx))
 }
 
 func (w *RecordWriter) startFile(ctx context.Context, id string) {

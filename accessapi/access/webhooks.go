@@ -144,7 +144,8 @@ type WebhookStore interface {
 	// cursor (a delivery ID; "" for the first page).
 	Deliveries(ctx context.Context, webhookID, before string, limit int) ([]WebhookDelivery, error)
 	// DueDeliveries lists the pending deliveries whose next attempt is at
-	// or before now, the most overdue first, on an index of the time.
+	// or before now, the most overdue first, on an index of the time;
+	// none written by an import that has not ended (see Importer).
 	DueDeliveries(ctx context.Context, now time.Time, limit int) ([]WebhookDelivery, error)
 	// UpdateDelivery writes d's state (status, attempts, next attempt,
 	// round, last result) if the stored delivery still has attempts

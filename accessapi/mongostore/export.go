@@ -131,6 +131,23 @@ func exportConv(t access.RecordType) (string, func(bson.Raw) (*access.Record, er
 			d, err := decode[signingKeyDoc](raw)
 			return &access.Record{SigningKey: d.key()}, err
 		}
+	case access.RecordWebhook:
+		return collWebhooks, func(raw bson.Raw) (*access.Record, error) {
+			d, err := decode[webhookDoc](raw)
+			return &access.Record{Webhook: d.webhook()}, err
+		}
+	case access.RecordWebhookDelivery:
+		return collDeliveries, func(raw bson.Raw) (*access.Record, error) {
+			d, err := decode[deliveryDoc](raw)
+			dl := d.delivery()
+			return &access.Record{WebhookDelivery: &dl}, err
+		}
+	case access.RecordWebhookAttempt:
+		return collAttempts, func(raw bson.Raw) (*access.Record, error) {
+			d, err := decode[attemptDoc](raw)
+			a := d.attempt()
+			return &access.Record{WebhookAttempt: &a}, err
+		}
 	case access.RecordApp:
 		return collApps, func(raw bson.Raw) (*access.Record, error) {
 			d, err := decode[appDoc](raw)
@@ -173,7 +190,7 @@ func (s *Store) exportColl(ctx context.Context, coll string, conv func(bson.Raw)
 // has no documents in).
 var importedColls = []string{collApps, collAccounts, collUsers, collDeletedUsers, collBans, collLastLogins, collLedger,
 	collMemberships, collLicenses, collLicenseUses, collDevices, collSessions, collVariables, collFiles,
-	bucketFiles + ".files", bucketFiles + ".chunks", collSigningKeys}
+	bucketFiles + ".files", bucketFiles + ".chunks", collSigningKeys, collWebhooks, collDeliveries, collAttempts}
 
 // importMarker is the _id of the document that says an import is under way.
 const importMarker = "import"
@@ -225,6 +242,20 @@ func (s *Store) importRecords(ctx context.Context, next func() (*access.Record, 
 			return err
 		}
 	}
+}
+
+// importing reports whether the import marker is there: an import is
+// under way, or one did not finish.
+func (s *Store) importing(ctx context.Context) (bool, error) {
+	var raw bson.Raw
+	err := s.byID(ctx, collImports, importMarker, &raw)
+	if isNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("reading the import marker: %w", err)
+	}
+	return true, nil
 }
 
 // checkEmpty returns access.ErrNotEmpty when any collection an import

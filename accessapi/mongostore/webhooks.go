@@ -178,11 +178,23 @@ func (s *Store) Deliveries(ctx context.Context, webhookID, before string, limit 
 }
 
 // DueDeliveries implements access.WebhookStore, on {status,
-// next_attempt_at}.
+// next_attempt_at}. While an import is under way (or one did not finish)
+// it finds none: an import writes pending deliveries before their
+// attempts and applications, and a dispatcher must neither send nor claim
+// attempts of records that a failed import then removes. The marker is
+// read after the deliveries, so a poll that overlapped the start of an
+// import drops what it found; a poll that found none reads nothing more.
 func (s *Store) DueDeliveries(ctx context.Context, now time.Time, limit int) ([]access.WebhookDelivery, error) {
 	filter := bson.D{{Key: "status", Value: string(access.DeliveryPending)}, {Key: "next_attempt_at", Value: bson.D{{Key: "$lte", Value: now}}}}
 	opts := options.Find().SetSort(bson.D{{Key: "next_attempt_at", Value: 1}}).SetLimit(int64(limit))
-	return s.findDeliveries(ctx, filter, opts)
+	ds, err := s.findDeliveries(ctx, filter, opts)
+	if err != nil || len(ds) == 0 {
+		return ds, err
+	}
+	if importing, err := s.importing(ctx); err != nil || importing {
+		return nil, err
+	}
+	return ds, nil
 }
 
 func (s *Store) findDeliveries(ctx context.Context, filter bson.D, opts *options.FindOptionsBuilder) ([]access.WebhookDelivery, error) {

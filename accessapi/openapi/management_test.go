@@ -408,7 +408,7 @@ func managementAPI() *api {
 	add("POST", "/backup", "backup", "store", "Copy the embedded database while it serves", nil, "BackupRequest",
 		obj{"201": js("The copy.", schemaRef("Backup"))}, 409, 413, 422)
 	a.add(operation{method: "GET", path: prefix + "/export", id: "export", tag: "store", summary: "Export the whole store as JSON Lines",
-		ok: obj{"200": obj{"description": "Every record, one JSON object a line; secrets and codes stay hashed.",
+		ok: obj{"200": obj{"description": "Every record, one JSON object a line; secrets and codes stay hashed or sealed.",
 			"content": obj{"application/jsonl": obj{"schema": obj{"type": "string"}}}}},
 		problems: append([]int{422}, common...)})
 	a.add(operation{method: "POST", path: prefix + "/import", id: "import", tag: "store", summary: "Import an export into an empty store",

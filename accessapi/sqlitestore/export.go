@@ -119,6 +119,19 @@ var exportTables = []exportTable{
 			k.PublicKey, k.CreatedAt = pub, fromMS(at)
 			return &access.Record{SigningKey: &k}, err
 		}},
+	{access.RecordWebhook, "webhooks", []string{"id"}, webhookColumns, func(scan func(...any) error) (*access.Record, error) {
+		w, err := scanWebhook(rowScanner(scan))
+		return &access.Record{Webhook: w}, err
+	}},
+	{access.RecordWebhookDelivery, "webhook_deliveries", []string{"id"}, deliveryColumns, func(scan func(...any) error) (*access.Record, error) {
+		d, err := scanDelivery(rowScanner(scan))
+		return &access.Record{WebhookDelivery: d}, err
+	}},
+	{access.RecordWebhookAttempt, "webhook_attempts", []string{"delivery_id", "number"}, attemptColumns,
+		func(scan func(...any) error) (*access.Record, error) {
+			a, err := scanAttempt(rowScanner(scan))
+			return &access.Record{WebhookAttempt: a}, err
+		}},
 	{access.RecordApp, "apps", []string{"id"}, appColumns, func(scan func(...any) error) (*access.Record, error) {
 		a, err := scanApp(rowScanner(scan))
 		return &access.Record{App: a}, err
@@ -200,7 +213,8 @@ const importCacheKiB = 128 << 10
 
 // dataTables are the tables an empty store has no rows in.
 var dataTables = []string{"apps", "accounts", "users", "deleted_users", "bans", "last_logins", "ledger", "licenses",
-	"license_uses", "devices", "sessions", "variables", "files", "file_chunks", "signing_keys"}
+	"license_uses", "devices", "sessions", "variables", "files", "file_chunks", "signing_keys", "webhooks", "webhook_deliveries",
+	"webhook_attempts"}
 
 // Import implements access.Importer in one write transaction: nothing is
 // visible until every record is written, and a failure (or a crash) leaves
@@ -359,6 +373,12 @@ func (im *sqliteImport) write(ctx context.Context, r *access.Record) error {
 		k := r.SigningKey
 		return im.exec(ctx, `INSERT INTO signing_keys (id, app_id, generation, public_key, sealed_seed, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
 			k.ID, k.AppID, k.Generation, []byte(k.PublicKey), k.SealedSeed, ms(k.CreatedAt))
+	case access.RecordWebhook:
+		return im.exec(ctx, insertWebhook, webhookArgs(r.Webhook)...)
+	case access.RecordWebhookDelivery:
+		return im.exec(ctx, insertDelivery, deliveryArgs(r.WebhookDelivery)...)
+	case access.RecordWebhookAttempt:
+		return im.exec(ctx, insertAttempt, attemptArgs(r.WebhookAttempt)...)
 	case access.RecordApp:
 		a := r.App
 		return im.exec(ctx, `INSERT INTO apps (`+appColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, appArgs(a)...)

@@ -10,11 +10,18 @@ import (
 
 const webhookColumns = `id, app_id, url, events, sealed_secret, previous_sealed_secret, previous_secret_until, enabled, created_at`
 
+// insertWebhook adds an endpoint; webhookArgs are its arguments. The
+// import shares both.
+const insertWebhook = `INSERT INTO webhooks (` + webhookColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+func webhookArgs(w *access.Webhook) []any {
+	return []any{w.ID, w.AppID, w.URL, joinEvents(w.Events), w.SealedSecret, w.PreviousSealedSecret, msOrZero(w.PreviousSecretUntil),
+		boolInt(w.Enabled), ms(w.CreatedAt)}
+}
+
 // InsertWebhook implements access.WebhookStore.
 func (s *Store) InsertWebhook(ctx context.Context, w *access.Webhook) error {
-	_, err := s.exec(ctx, `INSERT INTO webhooks (`+webhookColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		w.ID, w.AppID, w.URL, joinEvents(w.Events), w.SealedSecret, w.PreviousSealedSecret, msOrZero(w.PreviousSecretUntil),
-		boolInt(w.Enabled), ms(w.CreatedAt))
+	_, err := s.exec(ctx, insertWebhook, webhookArgs(w)...)
 	return err
 }
 
@@ -88,14 +95,20 @@ func joinEvents(ks []access.EventKind) string {
 
 const deliveryColumns = `id, webhook_id, app_id, event, payload, created_at, status, attempts, next_attempt_at, retry_from, last_status, last_error`
 
+// insertDelivery adds a delivery; deliveryArgs are its arguments. The
+// import shares both.
+const insertDelivery = `INSERT INTO webhook_deliveries (` + deliveryColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+func deliveryArgs(d *access.WebhookDelivery) []any {
+	return []any{d.ID, d.WebhookID, d.AppID, string(d.Event), d.Payload, ms(d.CreatedAt), string(d.Status), d.Attempts,
+		ms(d.NextAttemptAt), ms(d.RetryFrom), d.LastStatus, d.LastError}
+}
+
 // InsertDeliveries implements access.WebhookStore: one transaction.
 func (s *Store) InsertDeliveries(ctx context.Context, ds []access.WebhookDelivery) error {
 	return s.tx(ctx, func(ctx context.Context, tx *writeTx) error {
 		for i := range ds {
-			d := &ds[i]
-			if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_deliveries (`+deliveryColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-				d.ID, d.WebhookID, d.AppID, string(d.Event), d.Payload, ms(d.CreatedAt), string(d.Status), d.Attempts,
-				ms(d.NextAttemptAt), ms(d.RetryFrom), d.LastStatus, d.LastError); err != nil {
+			if _, err := tx.ExecContext(ctx, insertDelivery, deliveryArgs(&ds[i])...); err != nil {
 				return err
 			}
 		}
@@ -163,11 +176,18 @@ func (s *Store) UpdateDelivery(ctx context.Context, d *access.WebhookDelivery, a
 
 const attemptColumns = `delivery_id, number, claimed_at, finished, status_code, error, duration_ms, outcome, next_attempt_at`
 
+// insertAttempt adds an attempt; attemptArgs are its arguments. The
+// import shares both.
+const insertAttempt = `INSERT INTO webhook_attempts (` + attemptColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+func attemptArgs(a *access.DeliveryAttempt) []any {
+	return []any{a.DeliveryID, a.Number, ms(a.ClaimedAt), boolInt(a.Finished), a.StatusCode, a.Error, a.Duration.Milliseconds(),
+		string(a.Outcome), msOrZero(a.NextAttemptAt)}
+}
+
 // InsertDeliveryAttempt implements access.WebhookStore.
 func (s *Store) InsertDeliveryAttempt(ctx context.Context, a *access.DeliveryAttempt) error {
-	_, err := s.exec(ctx, `INSERT INTO webhook_attempts (`+attemptColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		a.DeliveryID, a.Number, ms(a.ClaimedAt), boolInt(a.Finished), a.StatusCode, a.Error, a.Duration.Milliseconds(),
-		string(a.Outcome), msOrZero(a.NextAttemptAt))
+	_, err := s.exec(ctx, insertAttempt, attemptArgs(a)...)
 	return err
 }
 

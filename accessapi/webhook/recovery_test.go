@@ -30,12 +30,8 @@ func TestDelivery_ADispatcherThatDiedMidAttemptIsTakenOver(t *testing.T) {
 			rc := newReceiver(t, nil)
 			h := r.hook(t, rc.URL, access.EventUserSignedUp)
 			r.signUp(t, "orphan")
-			page, err := r.svc.Deliveries(ctx, r.app.ID, h.ID, "", 1)
-			if err != nil || len(page.Items) != 1 {
-				t.Fatalf("deliveries %+v, %v", page.Items, err)
-			}
 			dead := tt.dead
-			dead.DeliveryID, dead.ClaimedAt = page.Items[0].ID, r.svc.Now().Add(-time.Minute)
+			dead.DeliveryID, dead.ClaimedAt = r.onlyDelivery(t, h.ID).ID, r.svc.Now().Add(-time.Minute)
 			if err := r.store.InsertDeliveryAttempt(ctx, &dead); err != nil {
 				t.Fatal(err)
 			}

@@ -80,6 +80,17 @@ func (r *rig) signUp(t testing.TB, name string) *access.UserView {
 	return u
 }
 
+// onlyDelivery returns an endpoint's delivery, failing the test unless it
+// has exactly one.
+func (r *rig) onlyDelivery(t testing.TB, webhookID string) access.WebhookDelivery {
+	t.Helper()
+	page, err := r.svc.Deliveries(context.Background(), r.app.ID, webhookID, "", 2)
+	if err != nil || len(page.Items) != 1 {
+		t.Fatalf("deliveries %+v, %v; want one", page.Items, err)
+	}
+	return page.Items[0]
+}
+
 // run starts a dispatcher of the rig's store, allowed to reach the
 // loopback receivers, and stops it when the test ends.
 func (r *rig) run(t testing.TB, cfg webhook.Config) *webhook.Dispatcher {

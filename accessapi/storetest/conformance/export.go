@@ -6,7 +6,10 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
+	"io"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -38,8 +41,9 @@ func Import(t testing.TB, s access.Store, data []byte) (access.ExportStats, erro
 
 // Populate writes at least one record of every exported type into s: two
 // applications, users with every per-user record, a deleted user's
-// tombstone, used and unused licenses, a variable and three files (one
-// of several chunks, one empty, one encrypted).
+// tombstone, used and unused licenses, a variable, three files (one of
+// several chunks, one empty, one encrypted) and the webhook records of
+// populateWebhooks.
 func Populate(t testing.TB, s access.Store) {
 	t.Helper()
 	ctx := context.Background()
@@ -79,6 +83,69 @@ func Populate(t testing.TB, s access.Store) {
 			must(t, s.PutFileContents(ctx, f.ID, bytes.NewReader(data)))
 			must(t, s.InsertFile(ctx, f))
 		}
+		populateWebhooks(t, s, a.ID)
+	}
+}
+
+// PopulatedWebhookRecords are the webhook records Populate writes, by type.
+var PopulatedWebhookRecords = access.ExportStats{access.RecordWebhook: 4, access.RecordWebhookDelivery: 12, access.RecordWebhookAttempt: 12}
+
+// populateWebhooks writes an application's endpoints (one in a secret
+// rotation's overlap, one disabled, one deleted whose deliveries stay in
+// the log) and deliveries in every state, with their attempts: pending and
+// never tried, pending after a failed attempt, pending with an attempt
+// claimed and not finished, delivered on the second attempt, failed, and
+// failed because the endpoint is gone.
+func populateWebhooks(t testing.TB, s access.Store, appID string) {
+	t.Helper()
+	ctx := context.Background()
+	sealed := func(what string) []byte { return []byte("sealed " + what + " " + appID) }
+	rotated := &access.Webhook{ID: uuid.NewString(), AppID: appID, URL: "https://example.com/hook",
+		Events: []access.EventKind{access.EventUserSignedUp, access.EventUserBanned}, SealedSecret: sealed("new"),
+		PreviousSealedSecret: sealed("old"), PreviousSecretUntil: epoch.Add(time.Hour), Enabled: true, CreatedAt: epoch}
+	disabled := &access.Webhook{ID: uuid.NewString(), AppID: appID, URL: "http://example.net/", Events: []access.EventKind{access.EventLoggedIn},
+		SealedSecret: sealed("disabled"), CreatedAt: epoch.Add(time.Second)}
+	gone := &access.Webhook{ID: uuid.NewString(), AppID: appID, URL: "https://example.org/", Events: access.WebhookEvents,
+		SealedSecret: sealed("gone"), Enabled: true, CreatedAt: epoch}
+	for _, w := range []*access.Webhook{rotated, disabled, gone} {
+		must(t, s.InsertWebhook(ctx, w))
+	}
+	must(t, s.DeleteWebhook(ctx, gone.ID))
+	at := func(d time.Duration) time.Time { return epoch.Add(d) }
+	delivery := func(webhookID string, status access.DeliveryStatus, attempts int, next time.Time, last int, lastErr string) access.WebhookDelivery {
+		d := newDelivery(webhookID, epoch)
+		d.AppID, d.Status, d.Attempts, d.NextAttemptAt, d.LastStatus, d.LastError = appID, status, attempts, next, last, lastErr
+		return d
+	}
+	failed500 := func(n int, next time.Time) access.DeliveryAttempt {
+		return access.DeliveryAttempt{Number: n, ClaimedAt: at(time.Duration(n) * time.Second), Finished: true, StatusCode: 500,
+			Error: "HTTP 500", Duration: 40 * time.Millisecond, Outcome: access.DeliveryPending, NextAttemptAt: next}
+	}
+	type logged struct {
+		d  access.WebhookDelivery
+		as []access.DeliveryAttempt
+	}
+	for _, l := range []logged{
+		{d: delivery(rotated.ID, access.DeliveryPending, 0, epoch, 0, "")},
+		{d: delivery(rotated.ID, access.DeliveryPending, 1, at(6*time.Second), 500, "HTTP 500"),
+			as: []access.DeliveryAttempt{failed500(1, at(6*time.Second))}},
+		{d: delivery(rotated.ID, access.DeliveryPending, 0, at(time.Minute), 0, ""), // leased: attempt 1 in flight
+			as: []access.DeliveryAttempt{{Number: 1, ClaimedAt: at(time.Second)}}},
+		{d: delivery(rotated.ID, access.DeliveryDelivered, 2, at(6*time.Second), 204, ""),
+			as: []access.DeliveryAttempt{failed500(1, at(6*time.Second)), {Number: 2, ClaimedAt: at(6 * time.Second), Finished: true,
+				StatusCode: 204, Duration: 120 * time.Millisecond, Outcome: access.DeliveryDelivered}}},
+		{d: delivery(disabled.ID, access.DeliveryFailed, 1, epoch, 410, "HTTP 410"),
+			as: []access.DeliveryAttempt{{Number: 1, ClaimedAt: at(time.Second), Finished: true, StatusCode: 410, Error: "HTTP 410",
+				Duration: time.Second, Outcome: access.DeliveryFailed}}},
+		{d: delivery(gone.ID, access.DeliveryFailed, 1, epoch, 0, "the endpoint was deleted or disabled; not sent"),
+			as: []access.DeliveryAttempt{{Number: 1, ClaimedAt: at(time.Second), Finished: true,
+				Error: "the endpoint was deleted or disabled; not sent", Outcome: access.DeliveryFailed}}},
+	} {
+		must(t, insertDelivery(ctx, s, &l.d))
+		for _, a := range l.as {
+			a.DeliveryID = l.d.ID
+			must(t, s.InsertDeliveryAttempt(ctx, &a))
+		}
 	}
 }
 
@@ -110,11 +177,30 @@ func testExportImport(t *testing.T, newStore NewStore) {
 		wantErr(t, err, access.ErrNotEmpty, "import into a non-empty store")
 	})
 
+	t.Run("ImportedPendingDeliveriesAreNotDueUntilTheImportEnds", func(t *testing.T) {
+		testImportHidesDueDeliveries(t, newStore(t), lines[1:len(lines)-1])
+	})
+
+	firstOf := func(typ access.RecordType) int {
+		for i, l := range lines {
+			if strings.HasPrefix(l, `{"type":"`+string(typ)+`"`) {
+				return i
+			}
+		}
+		t.Fatalf("the export has no %s record", typ)
+		return 0
+	}
+	delivery, attempt := firstOf(access.RecordWebhookDelivery), firstOf(access.RecordWebhookAttempt)
+	badStatus := regexp.MustCompile(`"Status":"[a-z]+"`).ReplaceAllString(lines[delivery], `"Status":"sent"`)
 	refusals := []struct {
 		name string
 		data string
 		line int
 	}{
+		{"DeliveryInAnUnknownStatusStopsThere", strings.Join(lines[:delivery], "") + badStatus + strings.Join(lines[delivery+1:], ""),
+			delivery + 1},
+		{"AttemptBeforeTheDeliveriesStopsAtTheNextDelivery", strings.Join(lines[:delivery], "") + lines[attempt] +
+			strings.Join(lines[delivery:attempt], "") + strings.Join(lines[attempt+1:], ""), delivery + 2},
 		{"TruncatedFileStopsAtItsEnd", strings.Join(lines[:len(lines)/2], ""), len(lines)/2 + 1},
 		{"TamperedLineFailsTheChecksum", strings.Join(lines[:len(lines)-1], "") +
 			strings.Replace(lines[len(lines)-1], `"records":`, `"records":1`, 1), len(lines)},
@@ -140,5 +226,43 @@ func testExportImport(t *testing.T, newStore NewStore) {
 				t.Fatalf("after a refused import the store holds %d lines of records", bytes.Count(got, []byte("\n"))-2)
 			}
 		})
+	}
+}
+
+// testImportHidesDueDeliveries imports lines (records without the header
+// and end) straight through the store's Importer and checks, once every
+// webhook record is written and before the applications are, that no
+// dispatcher would find a delivery due: one could send it, or claim an
+// attempt, before the import is complete (or removed after failing).
+func testImportHidesDueDeliveries(t *testing.T, s access.Store, lines []string) {
+	ctx := context.Background()
+	im, ok := s.(access.Importer)
+	if !ok {
+		t.Fatalf("%T is no access.Importer", s)
+	}
+	later := epoch.Add(48 * time.Hour) // every pending delivery is due
+	checked := false
+	err := im.Import(ctx, func() (*access.Record, error) {
+		if len(lines) == 0 {
+			return nil, io.EOF
+		}
+		var r access.Record
+		must(t, json.Unmarshal([]byte(lines[0]), &r))
+		lines = lines[1:]
+		if r.Type == access.RecordApp && !checked {
+			checked = true
+			due, err := s.DueDeliveries(ctx, later, 100)
+			must(t, err)
+			if len(due) != 0 {
+				t.Errorf("during the import %d deliveries are due, want none", len(due))
+			}
+		}
+		return &r, nil
+	})
+	must(t, err)
+	due, err := s.DueDeliveries(ctx, later, 100)
+	must(t, err)
+	if !checked || len(due) != 6 {
+		t.Fatalf("after the import %d deliveries are due (checked during it: %t), want Populate's 6 pending", len(due), checked)
 	}
 }
