@@ -42,6 +42,8 @@ type Client struct {
 	userAgent  string
 	// verifier, when set, checks every answer's signature.
 	verifier *verifier
+	// optionErr is the first option that could not be applied.
+	optionErr error
 }
 
 // Option configures a Client.
@@ -55,8 +57,9 @@ func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.http = 
 // context's deadline. Default DefaultTimeout.
 func WithTimeout(d time.Duration) Option { return func(c *Client) { c.timeout = d } }
 
-// WithHardwareID sends id as the device on sign-ups, logins and header
-// authentication, for applications with device authentication. HardwareID
+// WithHardwareID sends id as the device on sign-ups, logins, header
+// authentication and session-token requests, for applications with device
+// authentication. HardwareID
 // derives one.
 func WithHardwareID(id string) Option { return func(c *Client) { c.hardwareID = id } }
 
@@ -83,6 +86,9 @@ func New(baseURL, apiKey, apiSecret string, opts ...Option) (*Client, error) {
 	for _, o := range opts {
 		o(c)
 	}
+	if c.optionErr != nil {
+		return nil, c.optionErr
+	}
 	return c, nil
 }
 
@@ -106,12 +112,13 @@ func (c *Client) do(ctx context.Context, r request, out any) (*http.Response, er
 	}
 	defer cancel()
 	var body io.Reader
+	bodySum := sha256.Sum256(nil)
 	if r.body != nil {
 		b, err := json.Marshal(r.body)
 		if err != nil {
 			return nil, fmt.Errorf("client: encoding the %s body: %w", r.path, err)
 		}
-		body = bytes.NewReader(b)
+		body, bodySum = bytes.NewReader(b), sha256.Sum256(b)
 	}
 	req, err := http.NewRequestWithContext(ctx, r.method, c.base.String()+r.path, body)
 	if err != nil {
@@ -145,7 +152,8 @@ func (c *Client) do(ctx context.Context, r request, out any) (*http.Response, er
 		return nil, fmt.Errorf("client: %s %s: %w", r.method, r.path, err)
 	}
 	if c.verifier != nil {
-		if err := c.verify(req, res, nonce, r.stream); err != nil {
+		a := answer{req: req, res: res, nonce: nonce, requestBody: bodySum[:], received: c.verifier.now()}
+		if err := c.verify(&a, r.stream); err != nil {
 			return nil, fmt.Errorf("client: %s %s: %w", r.method, r.path, err)
 		}
 	}
@@ -171,12 +179,14 @@ func (c *Client) do(ctx context.Context, r request, out any) (*http.Response, er
 const maxVerifiedAnswer = 16 << 20
 
 // verify checks a signed answer. A streamed body (a download) is checked
-// as it ends: its reader fails with ErrBadSignature instead of io.EOF.
-// Any other body is read here and checked before it is decoded.
-func (c *Client) verify(req *http.Request, res *http.Response, nonce string, stream bool) error {
+// as it ends (its reader fails with ErrBadSignature instead of io.EOF),
+// its age when its headers came: a download may take longer than the
+// bound. Any other body is read here and checked before it is decoded.
+func (c *Client) verify(a *answer, stream bool) error {
+	res := a.res
 	if stream && res.StatusCode < 400 {
 		res.Body = &verifiedBody{body: res.Body, hash: sha256.New(),
-			check: func(sum []byte) error { return c.verifier.check(req, res, nonce, sum) }}
+			check: func(sum []byte) error { return c.verifier.check(a, sum) }}
 		return nil
 	}
 	raw, err := io.ReadAll(io.LimitReader(res.Body, maxVerifiedAnswer))
@@ -185,7 +195,7 @@ func (c *Client) verify(req *http.Request, res *http.Response, nonce string, str
 		return fmt.Errorf("reading the answer: %w", err)
 	}
 	sum := sha256.Sum256(raw)
-	if err := c.verifier.check(req, res, nonce, sum[:]); err != nil {
+	if err := c.verifier.check(a, sum[:]); err != nil {
 		return err
 	}
 	res.Body = io.NopCloser(bytes.NewReader(raw))

@@ -23,9 +23,12 @@ var sha256ETag = regexp.MustCompile(`^"([0-9a-f]{64})"$`)
 // path+".part.etag"), so a download that was cut resumes where it stopped:
 // only the rest is requested (Range, with If-Range so that a file changed
 // meanwhile starts over). Once every byte is in, their SHA-256 is checked
-// against the file's (its ETag) before the file is renamed to path; a
-// mismatch removes the partial file and is ErrChecksumMismatch. The
-// download is bounded by ctx only, not by the client's timeout.
+// against the file's (the ETag of the last answer, which a verifying
+// client has checked with the answer's signature, along with its range)
+// before the file is renamed to path; a mismatch removes the partial file
+// and is ErrChecksumMismatch. The bytes of a cut answer are kept unverified
+// for the resume, but never become the file unless they hash to a signed
+// ETag. The download is bounded by ctx only, not by the client's timeout.
 func (c *Client) Download(ctx context.Context, auth Auth, fileID, path string) (int64, error) {
 	part, tagPath := path+".part", path+".part.etag"
 	f, err := os.OpenFile(part, os.O_RDWR|os.O_CREATE, 0o644)
@@ -55,6 +58,8 @@ func (c *Client) Download(ctx context.Context, auth Auth, fileID, path string) (
 	defer res.Body.Close()
 	if res.StatusCode != http.StatusPartialContent {
 		offset = 0 // the whole file: the version changed, or no range was asked
+	} else if start, ok := rangeStart(res.Header.Get("Content-Range")); !ok || start != offset {
+		return 0, fmt.Errorf("client: download: the answer's range %q does not start at %d: %w", res.Header.Get("Content-Range"), offset, ErrUnknownProblem)
 	}
 	etag = res.Header.Get("ETag")
 	m := sha256ETag.FindStringSubmatch(etag)
@@ -106,6 +111,20 @@ func (c *Client) Download(ctx context.Context, auth Auth, fileID, path string) (
 	}
 	_ = os.Remove(tagPath)
 	return size, nil
+}
+
+// rangeStart is the first byte of a Content-Range "bytes S-E/T".
+func rangeStart(contentRange string) (int64, bool) {
+	spec, ok := strings.CutPrefix(contentRange, "bytes ")
+	if !ok {
+		return 0, false
+	}
+	first, _, ok := strings.Cut(spec, "-")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(first, 10, 64)
+	return n, err == nil && n >= 0
 }
 
 // fetchFrom asks for the file from offset on; etag makes the range

@@ -7,7 +7,10 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -98,20 +101,64 @@ func vectorLines(t *testing.T) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum := sha256.Sum256([]byte(vectorBody))
-	input := access.ResponseSigningInput("GET", "/app_context?lang=en", 200, "bm9uY2UtMDAx", vectorIssued.Unix(), access.SigningKeyID(vectorPublic), sum[:])
-	leaf := access.LeafHash(input) // a batch of one: the leaf is the root
+	input, leaf := vectorAnswer()
+	request := vectorRequestLines()
+	headers := vectorAnswerLines()
 	return []string{
 		"seed (hex):             " + hex.EncodeToString(vectorSeed),
 		"public key (base64):    " + base64.StdEncoding.EncodeToString(vectorPublic),
 		"key id:                 " + access.SigningKeyID(vectorPublic),
 		"offline token:          " + token,
 		"response body:          " + vectorBody,
+		"request binding:        " + strings.ReplaceAll(request, "\n", `\n`),
+		"answer headers:         " + strings.ReplaceAll(headers, "\n", `\n`),
 		"response signing input: " + strings.ReplaceAll(string(input), "\n", `\n`),
 		"leaf (hex):             " + hex.EncodeToString(leaf[:]),
 		"root message:           " + strings.ReplaceAll(string(access.RootMessage(leaf[:])), "\n", `\n`),
 		"response signature:     " + base64.StdEncoding.EncodeToString(ed25519.Sign(vectorKey, access.RootMessage(leaf[:]))),
 	}
+}
+
+// The request and answer of the response signature's test vector: a GET
+// of /app_context?lang=en with a session token, answered 200 with
+// vectorBody as JSON, a batch of one, salt bytes 0 to 15.
+var (
+	vectorRequestHeader = map[string]string{"Authorization": "Bearer vector-session-token", "X-Api-Key": "vector-api-key"}
+	vectorAnswerHeader  = map[string]string{"Content-Type": "application/json"}
+	vectorSalt          = base64.RawURLEncoding.EncodeToString([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15})
+)
+
+// vectorRequestLines is the request binding text of the vector (no body:
+// the SHA-256 of no bytes).
+func vectorRequestLines() string {
+	var b strings.Builder
+	for _, name := range access.BoundRequestHeaders {
+		b.WriteString(strings.ToLower(name) + ":" + vectorRequestHeader[name] + "\n")
+	}
+	empty := sha256.Sum256(nil)
+	return b.String() + hex.EncodeToString(empty[:])
+}
+
+// vectorAnswerLines is the answer headers text of the vector.
+func vectorAnswerLines() string {
+	var b strings.Builder
+	for _, name := range access.BoundAnswerHeaders {
+		b.WriteString(strings.ToLower(name) + ":" + vectorAnswerHeader[name] + "\n")
+	}
+	return b.String()
+}
+
+// vectorAnswer is the vector's signing input, from the server's code, and
+// its leaf (the root of a batch of one).
+func vectorAnswer() ([]byte, [32]byte) {
+	body := sha256.Sum256([]byte(vectorBody))
+	empty := sha256.Sum256(nil)
+	get := func(h map[string]string) func(string) string { return func(n string) string { return h[n] } }
+	f := &access.SignedFacts{Method: "GET", Target: "/app_context?lang=en", Status: 200, Nonce: "bm9uY2UtMDAx",
+		Request: access.RequestBindingSHA256(get(vectorRequestHeader), empty[:]), Headers: access.AnswerHeadersSHA256(get(vectorAnswerHeader)),
+		Body: body[:]}
+	input := access.ResponseSigningInput(f, vectorIssued.Unix(), access.SigningKeyID(vectorPublic), vectorSalt)
+	return input, access.LeafHash(input)
 }
 
 // TestDocs_TestVectorsAreTheImplementations: docs/api.md shows the vectors
@@ -126,6 +173,31 @@ func TestDocs_TestVectorsAreTheImplementations(t *testing.T) {
 	block, _, ok2 := strings.Cut(block, "\n```\n<!-- test-vectors:end -->")
 	if !ok || !ok2 || block != want {
 		t.Fatalf("docs/api.md's test vectors are not this code's; the block should read:\n%s", want)
+	}
+	// The client's own verifier accepts the documented answer.
+	c, err := client.New("http://vector.example", "vector-api-key", "vector-secret", client.WithSigningKeys(vectorPublic))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, leaf := vectorAnswer()
+	req := httptest.NewRequest("GET", "http://vector.example/app_context?lang=en", nil)
+	for k, v := range vectorRequestHeader {
+		req.Header.Set(k, v)
+	}
+	res := &http.Response{StatusCode: 200, Header: http.Header{}}
+	for k, v := range vectorAnswerHeader {
+		res.Header.Set(k, v)
+	}
+	res.Header.Set("X-App-Access-Nonce", "bm9uY2UtMDAx")
+	res.Header.Set("App-Access-Signature", "v2; kid="+access.SigningKeyID(vectorPublic)+"; ts="+strconv.FormatInt(vectorIssued.Unix(), 10)+
+		"; salt="+vectorSalt+"; idx=0; proof=; sig="+base64.StdEncoding.EncodeToString(ed25519.Sign(vectorKey, access.RootMessage(leaf[:]))))
+	empty := sha256.Sum256(nil)
+	if err := client.CheckAnswer(c, req, res, "bm9uY2UtMDAx", empty[:], []byte(vectorBody), vectorIssued); err != nil {
+		t.Fatalf("the client rejects the documented answer: %v", err)
+	}
+	res.Header.Set("Content-Type", "text/plain")
+	if err := client.CheckAnswer(c, req, res, "bm9uY2UtMDAx", empty[:], []byte(vectorBody), vectorIssued); !errors.Is(err, client.ErrBadSignature) {
+		t.Fatalf("the documented answer with another Content-Type: %v, want ErrBadSignature", err)
 	}
 	token := strings.TrimSpace(strings.TrimPrefix(vectorLines(t)[3], "offline token:"))
 	l, err := client.VerifyOfflineToken(token, []ed25519.PublicKey{vectorPublic}, "hw-1234", vectorIssued.Add(time.Hour))

@@ -38,13 +38,21 @@ const (
 // application's public keys (from GET /app_access/apps/{id}: pass all the
 // published ones, so that a rotation does not break older clients). Each
 // request sends a fresh random nonce; an answer that is unsigned, signed
-// by another key, for another request, replayed, older than the bound
-// (WithMaxResponseAge) or with another body fails with an error wrapping
-// ErrBadSignature.
+// by another key, for another request (its method, target, nonce,
+// credentials, device, range or body), replayed, older than the bound
+// (WithMaxResponseAge), with other bound headers (Content-Type, ETag,
+// Content-Range, Retry-After) or with another body fails with an error
+// wrapping ErrBadSignature. New fails when a key is not 32 bytes long.
 func WithSigningKeys(keys ...ed25519.PublicKey) Option {
 	return func(c *Client) {
 		c.verifier = &verifier{keys: map[string]ed25519.PublicKey{}, maxAge: DefaultMaxResponseAge, now: time.Now, seen: map[string]time.Time{}}
-		for _, k := range keys {
+		for i, k := range keys {
+			if len(k) != ed25519.PublicKeySize {
+				if c.optionErr == nil {
+					c.optionErr = fmt.Errorf("client: signing key %d is %d bytes long, not an Ed25519 public key (%d bytes)", i+1, len(k), ed25519.PublicKeySize)
+				}
+				continue
+			}
 			c.verifier.keys[KeyID(k)] = k
 		}
 	}
@@ -90,6 +98,7 @@ func newNonce() string {
 type signature struct {
 	keyID string
 	ts    int64
+	salt  string
 	index int
 	proof []byte
 	sig   []byte
@@ -98,8 +107,8 @@ type signature struct {
 func parseSignature(h string) (signature, error) {
 	var s signature
 	version, rest, ok := strings.Cut(h, "; ")
-	if !ok || version != "v1" {
-		return s, errors.New("no v1 signature")
+	if !ok || version != "v2" {
+		return s, errors.New("no v2 signature")
 	}
 	var tsSet, idxSet, proofSet bool
 	for _, part := range strings.Split(rest, "; ") {
@@ -113,6 +122,11 @@ func parseSignature(h string) (signature, error) {
 				return s, errors.New("bad timestamp")
 			}
 			s.ts, tsSet = ts, true
+		case "salt":
+			if raw, err := base64.RawURLEncoding.DecodeString(v); err != nil || len(raw) != 16 {
+				return s, errors.New("bad salt")
+			}
+			s.salt = v
 		case "idx":
 			idx, err := strconv.Atoi(v)
 			if err != nil || idx < 0 {
@@ -134,16 +148,46 @@ func parseSignature(h string) (signature, error) {
 			s.sig = sig
 		}
 	}
-	if s.keyID == "" || !tsSet || !idxSet || !proofSet || s.sig == nil {
+	if s.keyID == "" || !tsSet || s.salt == "" || !idxSet || !proofSet || s.sig == nil {
 		return s, errors.New("incomplete signature header")
 	}
 	return s, nil
 }
 
+// answer is a signed answer and what the client knows of its request.
+type answer struct {
+	req         *http.Request
+	res         *http.Response
+	nonce       string    // the nonce sent
+	requestBody []byte    // the SHA-256 of the request body sent
+	received    time.Time // when the answer's headers came
+}
+
+// The headers a signature covers, in the order of their lines (docs/api.md).
+var (
+	boundRequestHeaders = []string{"Authorization", "If-Range", "Range", "X-Api-Key", "X-Api-License-Code",
+		"X-Api-Password", "X-Api-Username", "X-Hardware-Id"}
+	boundAnswerHeaders = []string{"Content-Range", "Content-Type", "Etag", "Retry-After"}
+)
+
+// headerLines hashes "name:value\n" for each name, the name in lower case
+// and the value the header's first ("" when absent), then tail.
+func headerLines(h http.Header, names []string, tail string) string {
+	d := sha256.New()
+	for _, name := range names {
+		fmt.Fprintf(d, "%s:%s\n", strings.ToLower(name), h.Get(name))
+	}
+	d.Write([]byte(tail))
+	return hex.EncodeToString(d.Sum(nil))
+}
+
 // signingInput is the byte string a signed answer covers (docs/api.md).
-func signingInput(method, target string, status int, nonce string, ts int64, keyID string, bodySHA256 []byte) []byte {
+func signingInput(a *answer, s *signature, bodySHA256 []byte) []byte {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "app-access-response-v1\n%s\n%s\n%d\n%s\n%d\n%s\n%s", method, target, status, nonce, ts, keyID, hex.EncodeToString(bodySHA256))
+	fmt.Fprintf(&b, "app-access-response-v2\n%s\n%s\n%d\n%s\n%d\n%s\n%s\n%s\n%s\n%s",
+		a.req.Method, a.req.URL.RequestURI(), a.res.StatusCode, a.nonce, s.ts, s.keyID, s.salt,
+		headerLines(a.req.Header, boundRequestHeaders, hex.EncodeToString(a.requestBody)),
+		headerLines(a.res.Header, boundAnswerHeaders, ""), hex.EncodeToString(bodySHA256))
 	return b.Bytes()
 }
 
@@ -181,9 +225,9 @@ func merkleRoot(leaf []byte, index int, proof []byte) ([]byte, bool) {
 }
 
 // check verifies an answer's headers and the SHA-256 of its body against
-// the request that had nonce.
-func (v *verifier) check(req *http.Request, res *http.Response, nonce string, bodySHA256 []byte) error {
-	h := res.Header.Get(headerSignature)
+// its request; its age is taken when its headers came.
+func (v *verifier) check(a *answer, bodySHA256 []byte) error {
+	h := a.res.Header.Get(headerSignature)
 	if h == "" {
 		return fmt.Errorf("%w: the answer is not signed", ErrBadSignature)
 	}
@@ -195,14 +239,18 @@ func (v *verifier) check(req *http.Request, res *http.Response, nonce string, bo
 	if !ok {
 		return fmt.Errorf("%w: signed by unknown key %q", ErrBadSignature, s.keyID)
 	}
-	if got := res.Header.Get(headerNonce); got != nonce {
+	nonce := a.nonce
+	if got := a.res.Header.Get(headerNonce); got != nonce {
 		return fmt.Errorf("%w: the answer is for another request (nonce)", ErrBadSignature)
 	}
-	root, ok := merkleRoot(leafHash(signingInput(req.Method, req.URL.RequestURI(), res.StatusCode, nonce, s.ts, s.keyID, bodySHA256)), s.index, s.proof)
-	if !ok || !ed25519.Verify(key, []byte("app-access-responses-v1\n"+hex.EncodeToString(root)), s.sig) {
+	root, ok := merkleRoot(leafHash(signingInput(a, &s, bodySHA256)), s.index, s.proof)
+	if !ok || !ed25519.Verify(key, []byte("app-access-responses-v2\n"+hex.EncodeToString(root)), s.sig) {
 		return fmt.Errorf("%w: the signature does not match the answer", ErrBadSignature)
 	}
-	now := v.now()
+	now := a.received // the client's clock when the headers came
+	if now.IsZero() {
+		now = v.now()
+	}
 	at := time.Unix(s.ts, 0)
 	if d := now.Sub(at); d > v.maxAge || d < -v.maxAge {
 		return fmt.Errorf("%w: signed at %v, more than %v from now", ErrBadSignature, at.UTC(), v.maxAge)

@@ -21,7 +21,7 @@ import (
 //
 //	leaf = SHA-256(0x00 || signing input)
 //	node = SHA-256(0x01 || left || right)   absent leaves are 32 zero bytes
-//	root message = "app-access-responses-v1\n" || lower-hex(root)
+//	root message = "app-access-responses-v2\n" || lower-hex(root)
 
 // maxBatch bounds the answers one signature covers (a proof of maxDepth
 // hashes).
@@ -30,7 +30,7 @@ const (
 	maxDepth = 8
 )
 
-const rootMessagePrefix = "app-access-responses-v1\n"
+const rootMessagePrefix = "app-access-responses-v2\n"
 
 // RootMessage is the byte string the signature of a batch covers.
 func RootMessage(root []byte) []byte {

@@ -19,8 +19,8 @@ import (
 func signatureFields(t *testing.T, hdr string) map[string]string {
 	t.Helper()
 	version, rest, _ := strings.Cut(hdr, "; ")
-	if version != "v1" {
-		t.Fatalf("%q: not v1", hdr)
+	if version != "v2" {
+		t.Fatalf("%q: not v2", hdr)
 	}
 	out := map[string]string{}
 	for _, part := range strings.Split(rest, "; ") {
@@ -49,12 +49,17 @@ func TestSignResponse_ConcurrentAnswersAreBatchedAndEachVerifies(t *testing.T) {
 		for i := range n {
 			wg.Go(func() {
 				sum := sha256.Sum256([]byte(fmt.Sprint("body ", i)))
-				headers[i] = signer.SignResponse("GET", "/app_context", 200, fmt.Sprint("nonce-", i), at, sum[:])
+				headers[i] = signer.SignResponse(batchFacts(i, sum[:]), at)
 			})
 		}
 		wg.Wait()
 		checkBatchedAnswers(t, headers, keys[0].ID, pub, at)
 	}
+}
+
+// batchFacts are the facts of the i-th answer of a concurrent round.
+func batchFacts(i int, bodySum []byte) *access.SignedFacts {
+	return &access.SignedFacts{Method: "GET", Target: "/app_context", Status: 200, Nonce: fmt.Sprint("nonce-", i), Body: bodySum}
 }
 
 // checkBatchedAnswers verifies each answer of a concurrent round, and that
@@ -77,7 +82,10 @@ func checkBatchedAnswers(t *testing.T, headers []string, kid string, pub ed25519
 			t.Fatalf("answer %d: a proof of %d hashes, more than a batch of 256 needs", i, len(proof)/32)
 		}
 		sum := sha256.Sum256([]byte(fmt.Sprint("body ", i)))
-		leaf := access.LeafHash(access.ResponseSigningInput("GET", "/app_context", 200, fmt.Sprint("nonce-", i), at.Unix(), kid, sum[:]))
+		if len(h["salt"]) != 22 {
+			t.Fatalf("answer %d: salt %q, want 16 bytes in base64url", i, h["salt"])
+		}
+		leaf := access.LeafHash(access.ResponseSigningInput(batchFacts(i, sum[:]), at.Unix(), kid, h["salt"]))
 		root, ok := access.MerkleRoot(leaf, idx, proof)
 		if !ok || !ed25519.Verify(pub, access.RootMessage(root[:]), sig) {
 			t.Fatalf("answer %d does not verify: %q", i, hdr)

@@ -37,12 +37,14 @@ func TestSigningKeys_CreatedWithTheAppAndSealedUnderTheFileKey(t *testing.T) {
 	}
 	sum := sha256.Sum256([]byte("body"))
 	at := time.Unix(1_800_000_000, 0)
-	hdr := signer.SignResponse("GET", "/app_context?x=1", 200, "n1", at, sum[:])
+	facts := &access.SignedFacts{Method: "GET", Target: "/app_context?x=1", Status: 200, Nonce: "n1", Body: sum[:]}
+	hdr := signer.SignResponse(facts, at)
 	sig, err := base64.StdEncoding.DecodeString(hdr[strings.Index(hdr, "sig=")+4:])
 	if err != nil || !strings.Contains(hdr, "; idx=0; proof=; ") {
 		t.Fatalf("%q: %v; want a batch of one", hdr, err)
 	}
-	msg := access.ResponseSigningInput("GET", "/app_context?x=1", 200, "n1", at.Unix(), signer.KeyID, sum[:])
+	salt := strings.SplitN(hdr[strings.Index(hdr, "salt=")+5:], ";", 2)[0]
+	msg := access.ResponseSigningInput(facts, at.Unix(), signer.KeyID, salt)
 	leaf := access.LeafHash(msg)
 	if !ed25519.Verify(stored[0].PublicKey, access.RootMessage(leaf[:]), sig) {
 		t.Fatalf("%q does not verify with the published key", hdr)

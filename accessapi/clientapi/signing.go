@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"hash"
+	"io"
 	"net/http"
 	"strconv"
 	"sync"
@@ -33,6 +35,44 @@ type signingWriter struct {
 	status int
 	body   bytes.Buffer
 	sent   bool // the headers were sent by sendSigned
+	// request hashes the request's body as the handler reads it (and the
+	// rest when it is done); nil for a request without a body.
+	request *hashingBody
+}
+
+// hashingBody passes a request body through, hashing what is read.
+type hashingBody struct {
+	io.ReadCloser
+	hash hash.Hash
+}
+
+func (b *hashingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.hash.Write(p[:n])
+	return n, err
+}
+
+var hashingBodies = sync.Pool{New: func() any { return &hashingBody{hash: sha256.New()} }}
+
+// maxHashedBody bounds the request body read to sign an answer: a handler
+// refuses more than MaxPasswordBodyBytes, and the rest of a larger body up
+// to this bound is read after it so that the refusal is signed over the
+// whole body. An answer to a body larger still is signed over this prefix,
+// which the client's own hash does not match.
+const maxHashedBody = 2*MaxPasswordBodyBytes + 1
+
+// emptySHA256 is the SHA-256 of no bytes: the body hash of a request
+// without one.
+var emptySHA256 = sha256.Sum256(nil)
+
+// requestBodySHA256 is the SHA-256 of the request's body: the bytes the
+// handler read and the rest, read now (up to maxHashedBody in all).
+func (w *signingWriter) requestBodySHA256() []byte {
+	if w.request == nil {
+		return emptySHA256[:]
+	}
+	_, _ = io.CopyN(io.Discard, w.request, maxHashedBody)
+	return w.request.hash.Sum(nil)
 }
 
 var signingWriters = sync.Pool{New: func() any { return new(signingWriter) }}
@@ -86,12 +126,23 @@ func (w *signingWriter) sign(status int, sum []byte, contentLength int) {
 	if !access.ValidNonce(nonce) {
 		nonce = ""
 	}
-	vals[0] = signer.SignResponse(w.r.Method, requestTarget(w.r), status, nonce, w.h.svc().Now(), sum)
+	f := access.SignedFacts{Method: w.r.Method, Target: requestTarget(w.r), Status: status, Nonce: nonce, Body: sum}
+	f.Request = access.RequestBindingSHA256(func(name string) string { return first(w.r.Header[name]) }, w.requestBodySHA256())
+	f.Headers = access.AnswerHeadersSHA256(func(name string) string { return first(hdr[name]) })
+	vals[0] = signer.SignResponse(&f, w.h.svc().Now())
 	hdr[HeaderSignature] = vals[0:1:1]
 	if nonce != "" {
 		vals[1] = nonce
 		hdr[HeaderNonce] = vals[1:2:2]
 	}
+}
+
+// first is a header's first value, "" when it has none.
+func first(vs []string) string {
+	if len(vs) == 0 {
+		return ""
+	}
+	return vs[0]
 }
 
 // signer is the signer of the request's application: the one it
@@ -138,7 +189,17 @@ func (w *signingWriter) finish() {
 func (h *Handler) serveSigned(w http.ResponseWriter, r *http.Request) {
 	sw := signingWriters.Get().(*signingWriter)
 	sw.ResponseWriter, sw.h, sw.r = w, h, r
+	if r.Body != nil && r.Body != http.NoBody && r.ContentLength != 0 { // -1: chunked
+		sw.request = hashingBodies.Get().(*hashingBody)
+		sw.request.ReadCloser = r.Body
+		sw.request.hash.Reset()
+		r.Body = sw.request
+	}
 	defer func() {
+		if sw.request != nil {
+			r.Body, sw.request.ReadCloser = sw.request.ReadCloser, nil
+			hashingBodies.Put(sw.request)
+		}
 		body := sw.body
 		*sw = signingWriter{body: body}
 		if sw.body.Cap() > maxPooledBody {

@@ -2,8 +2,8 @@ package dashboard_test
 
 import (
 	"context"
-	"errors"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"

@@ -200,9 +200,9 @@ func signResponses(doc obj) {
 	components := doc["components"].(obj)
 	headers := components["headers"].(obj)
 	headers["AppAccessSignature"] = header("The answer's signature by the application's active signing key, when the request's "+
-		"x-api-key names an application: v1; kid=<key id>; ts=<Unix seconds>; idx=<leaf index>; proof=<base64 Merkle proof>; "+
+		"x-api-key names an application: v2; kid=<key id>; ts=<Unix seconds>; salt=<base64url, 16 bytes>; idx=<leaf index>; proof=<base64 Merkle proof>; "+
 		"sig=<base64 Ed25519 signature>. See docs/api.md.",
-		false, obj{"type": "string", "pattern": `^v1; kid=[A-Za-z0-9_-]+; ts=\d+; idx=\d+; proof=[A-Za-z0-9+/]*=*; sig=[A-Za-z0-9+/]+=*$`})
+		false, obj{"type": "string", "pattern": `^v2; kid=[A-Za-z0-9_-]+; ts=\d+; salt=[A-Za-z0-9_-]{22}; idx=\d+; proof=[A-Za-z0-9+/]*=*; sig=[A-Za-z0-9+/]+=*$`})
 	headers["AppAccessNonce"] = header("The request's X-App-Access-Nonce, echoed when it was 1 to 128 printable ASCII characters.",
 		false, obj{"type": "string", "minLength": 1, "maxLength": 128})
 	sign := func(resp obj) {
