@@ -46,14 +46,11 @@ type OfflineLicense struct {
 
 // OfflineToken asks for an offline license token of the user auth
 // authenticates (POST /auth/offline_token). With device authentication
-// the client's hardware id is sent (WithHardwareID) and the token is held
-// to it; a session token's device is sent the same way.
+// the client's hardware id is sent (WithHardwareID), with every form of
+// auth, a session token included, and the token is held to it.
 func (c *Client) OfflineToken(ctx context.Context, auth Auth) (*OfflineToken, error) {
 	var t OfflineToken
 	r := request{method: "POST", path: "/auth/offline_token", auth: auth}
-	if _, ok := auth.(Token); ok && c.hardwareID != "" {
-		r.header = map[string][]string{"X-Hardware-Id": {c.hardwareID}}
-	}
 	if _, err := c.do(ctx, r, &t); err != nil {
 		return nil, err
 	}
