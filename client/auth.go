@@ -8,13 +8,18 @@ type Auth interface {
 	apply(h http.Header, hardwareID string)
 }
 
-// Token authenticates with a session token from Login. The session carries
-// its device: no hardware id is sent.
+// Token authenticates with a session token from Login. The client's
+// hardware id (WithHardwareID), when it has one, is sent with it: with
+// device authentication the server compares it with the device the
+// session was opened on (another one is ErrDeviceMismatch), and an
+// application that sets token_requires_hardware_id refuses a token sent
+// without one (ErrDeviceRequired).
 type Token string
 
-func (t Token) apply(h http.Header, _ string) {
+func (t Token) apply(h http.Header, hardwareID string) {
 	if t != "" {
 		h.Set("Authorization", "Bearer "+string(t))
+		setHardwareID(h, hardwareID)
 	}
 }
 

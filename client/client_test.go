@@ -20,19 +20,25 @@ import (
 func newClient(t *testing.T, settings access.AppSettings, opts ...client.Option) (*client.Client, string) {
 	t.Helper()
 	appID, key, secret := exampleApp(settings)
-	v, err := openapitest.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
-	hc := &http.Client{Transport: &openapitest.Transport{
-		Documents: map[string]*openapitest.Validator{server.URL: v},
-		Report:    func(err error) { t.Error(err) },
-	}}
-	c, err := client.New(server.URL, key, secret, append([]client.Option{client.WithHTTPClient(hc)}, opts...)...)
+	c, err := client.New(server.URL, key, secret, append([]client.Option{client.WithHTTPClient(checkedHTTP(t))}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return c, appID
+}
+
+// checkedHTTP is an HTTP client whose every answer from the test server
+// is checked against the OpenAPI document.
+func checkedHTTP(t *testing.T) *http.Client {
+	t.Helper()
+	v, err := openapitest.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &http.Client{Transport: &openapitest.Transport{
+		Documents: map[string]*openapitest.Validator{server.URL: v},
+		Report:    func(err error) { t.Error(err) },
+	}}
 }
 
 func TestNew_RefusesABadBaseURLOrMissingCredentials(t *testing.T) {
@@ -149,6 +155,62 @@ func TestDevice_TheHardwareIDIsSentWhereTheApplicationNeedsIt(t *testing.T) {
 	other := newClientFor(t, appID, "device-two")
 	if _, err := other.LoginWithLicenseCode(ctx, code); !errors.Is(err, client.ErrDeviceMismatch) {
 		t.Fatalf("another device: %v", err)
+	}
+}
+
+// TestDevice_ATokenIsSentWithTheClientsHardwareIDAndHeldToItsDevice: the
+// Go client sends its hardware id with a session token too, so that its
+// token calls pass an application that sets token_requires_hardware_id;
+// the same token from a client with another hardware id is refused.
+func TestDevice_ATokenIsSentWithTheClientsHardwareIDAndHeldToItsDevice(t *testing.T) {
+	ctx := context.Background()
+	on := true
+	appID, key, secret := exampleApp(access.AppSettings{DeviceAuth: &on, TokenRequiresHardwareID: &on})
+	clientOn := func(hardwareID string) *client.Client {
+		c, err := client.New(server.URL, key, secret, client.WithHTTPClient(checkedHTTP(t)),
+			client.WithHardwareID(hardwareID), client.WithSigningKeys(publicKeys(t, appID)...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	one, two := clientOn("device-one"), clientOn("device-two")
+	code := licenseCode(appID)
+	if _, err := one.SignUpWithLicenseCode(ctx, code); err != nil {
+		t.Fatal(err)
+	}
+	s, err := one.LoginWithLicenseCode(ctx, code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	token := client.Token(s.Token)
+	appContext := func(c *client.Client) error { _, err := c.AppContext(ctx, token); return err }
+	offlineToken := func(c *client.Client) error {
+		tok, err := c.OfflineToken(ctx, token)
+		if err != nil {
+			return err
+		}
+		if _, err := client.VerifyOfflineToken(tok.Token, publicKeys(t, appID), "device-one", time.Now()); err != nil {
+			t.Errorf("the offline token of device-one: %v", err)
+		}
+		return nil
+	}
+	for _, tc := range []struct {
+		name string
+		call func(*client.Client) error
+		c    *client.Client
+		want error
+	}{
+		{"app_context on the token's device", appContext, one, nil},
+		{"offline_token on the token's device", offlineToken, one, nil},
+		{"app_context on another device", appContext, two, client.ErrDeviceMismatch},
+		{"offline_token on another device", offlineToken, two, client.ErrDeviceMismatch},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := tc.call(tc.c); !errors.Is(err, tc.want) {
+				t.Fatalf("error %v, want %v", err, tc.want)
+			}
+		})
 	}
 }
 

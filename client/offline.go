@@ -18,6 +18,14 @@ var ErrTokenExpired = errors.New("offline token not valid at this time")
 // ErrTokenWrongDevice: an offline token is held to another hardware id.
 var ErrTokenWrongDevice = errors.New("offline token held to another device")
 
+// ErrTokenWrongApp: an offline token is another application's
+// (VerifyAppOfflineToken).
+var ErrTokenWrongApp = errors.New("offline token of another application")
+
+// ErrBadPublicKey: a public key given to VerifyOfflineToken is not an
+// Ed25519 public key of ed25519.PublicKeySize (32) bytes.
+var ErrBadPublicKey = errors.New("not an Ed25519 public key")
+
 // OfflineToken is an issued offline license token.
 type OfflineToken struct {
 	// Token is aat1.<payload>.<signature>: keep it, and check it with
@@ -28,7 +36,10 @@ type OfflineToken struct {
 
 // OfflineLicense is what a verified offline token says.
 type OfflineLicense struct {
-	KeyID      string `json:"kid"`
+	KeyID string `json:"kid"`
+	// AppID is the application the token was issued for: compare it with
+	// yours when you verify with the keys of more than one application
+	// (VerifyAppOfflineToken does).
 	AppID      string `json:"app"`
 	UserID     string `json:"sub"`
 	Username   string `json:"username"`
@@ -46,14 +57,11 @@ type OfflineLicense struct {
 
 // OfflineToken asks for an offline license token of the user auth
 // authenticates (POST /auth/offline_token). With device authentication
-// the client's hardware id is sent (WithHardwareID) and the token is held
-// to it; a session token's device is sent the same way.
+// the client's hardware id is sent (WithHardwareID), with every form of
+// auth, a session token included, and the token is held to it.
 func (c *Client) OfflineToken(ctx context.Context, auth Auth) (*OfflineToken, error) {
 	var t OfflineToken
 	r := request{method: "POST", path: "/auth/offline_token", auth: auth}
-	if _, ok := auth.(Token); ok && c.hardwareID != "" {
-		r.header = map[string][]string{"X-Hardware-Id": {c.hardwareID}}
-	}
 	if _, err := c.do(ctx, r, &t); err != nil {
 		return nil, err
 	}
@@ -68,8 +76,21 @@ const offlineSkew = 5 * time.Minute
 // signature by one of the application's public keys (pass every published
 // one), its validity at now, and, when it is held to a device, that
 // hardwareID is that device. A bad token wraps ErrBadSignature; an expired
-// one ErrTokenExpired; another device ErrTokenWrongDevice.
+// one ErrTokenExpired; another device ErrTokenWrongDevice. A key that is
+// not 32 bytes long (ed25519.PublicKeySize; a private key passed by
+// mistake is 64) is an error wrapping ErrBadPublicKey, whatever the token.
+//
+// It does not check the application: signing keys are per application,
+// and a token signed by any of keys is accepted. A client that passes the
+// keys of more than one application would accept one application's token
+// as another's: it must compare the returned license's AppID with the
+// application it expects, or call VerifyAppOfflineToken, which does.
 func VerifyOfflineToken(token string, keys []ed25519.PublicKey, hardwareID string, now time.Time) (*OfflineLicense, error) {
+	for i, k := range keys {
+		if len(k) != ed25519.PublicKeySize {
+			return nil, fmt.Errorf("client: offline token: key %d is %d bytes, want %d bytes: %w", i, len(k), ed25519.PublicKeySize, ErrBadPublicKey)
+		}
+	}
 	rest, ok := strings.CutPrefix(token, "aat1.")
 	payloadPart, sigPart, ok2 := strings.Cut(rest, ".")
 	if !ok || !ok2 {
@@ -106,4 +127,19 @@ func VerifyOfflineToken(token string, keys []ed25519.PublicKey, hardwareID strin
 		return nil, fmt.Errorf("client: offline token: %w", ErrTokenWrongDevice)
 	}
 	return &l, nil
+}
+
+// VerifyAppOfflineToken is VerifyOfflineToken for the application appID:
+// a token that verifies but is another application's (its AppID is not
+// appID) is refused with an error wrapping ErrTokenWrongApp. A client that
+// ships the keys of more than one application should verify with it.
+func VerifyAppOfflineToken(appID, token string, keys []ed25519.PublicKey, hardwareID string, now time.Time) (*OfflineLicense, error) {
+	l, err := VerifyOfflineToken(token, keys, hardwareID, now)
+	if err != nil {
+		return nil, err
+	}
+	if l.AppID != appID {
+		return nil, fmt.Errorf("client: offline token of application %q, want %q: %w", l.AppID, appID, ErrTokenWrongApp)
+	}
+	return l, nil
 }

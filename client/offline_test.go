@@ -205,3 +205,80 @@ func TestDocs_TestVectorsAreTheImplementations(t *testing.T) {
 		t.Fatalf("the documented token: %+v, %v", l, err)
 	}
 }
+
+// offlineTokenOf is a token of the application appID signed by key, held
+// to no device, valid for an hour from vectorIssued, naming kid.
+func offlineTokenOf(t *testing.T, key ed25519.PrivateKey, kid, appID string) string {
+	t.Helper()
+	claims := vectorClaims
+	claims.KeyID, claims.AppID, claims.HardwareID = kid, appID, ""
+	claims.ValidUntil = vectorIssued.Add(time.Hour).Unix()
+	token, err := access.SignOfflineToken(key, claims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return token
+}
+
+// TestVerifyOfflineToken_KeysThatAreNot32BytesAreAnErrorNotAPanic: a key
+// of another length (a private key passed by mistake, a truncated one) is
+// refused with ErrBadPublicKey, even when the token names it, where
+// ed25519.Verify would panic.
+func TestVerifyOfflineToken_KeysThatAreNot32BytesAreAnErrorNotAPanic(t *testing.T) {
+	at := vectorIssued.Add(time.Minute)
+	good := offlineTokenOf(t, vectorKey, client.KeyID(vectorPublic), vectorClaims.AppID)
+	for _, tc := range []struct {
+		name string
+		key  ed25519.PublicKey
+	}{
+		{"an empty key", ed25519.PublicKey{}},
+		{"a truncated key", vectorPublic[:31]},
+		{"a key one byte too long", append(append(ed25519.PublicKey{}, vectorPublic...), 0)},
+		{"a private key passed as a public one", ed25519.PublicKey(vectorKey)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			named := offlineTokenOf(t, vectorKey, client.KeyID(tc.key), vectorClaims.AppID)
+			for _, token := range []string{named, good} {
+				l, err := client.VerifyOfflineToken(token, []ed25519.PublicKey{vectorPublic, tc.key}, "", at)
+				if !errors.Is(err, client.ErrBadPublicKey) || l != nil || !strings.Contains(err.Error(), "32 bytes") {
+					t.Fatalf("license %+v, error %v; want ErrBadPublicKey naming the 32 bytes", l, err)
+				}
+			}
+		})
+	}
+}
+
+// TestVerifyAppOfflineToken_AnotherApplicationsTokenIsRefused: with the
+// keys of two applications shipped, VerifyOfflineToken accepts either
+// one's token (its AppID tells them apart); VerifyAppOfflineToken accepts
+// only the named application's.
+func TestVerifyAppOfflineToken_AnotherApplicationsTokenIsRefused(t *testing.T) {
+	const appA, appB = "6f1c3b2a-8d4e-4f5a-9b0c-1d2e3f4a5b6c", "0b5e7f4c-2a1d-4c3b-8e9f-7a6b5c4d3e2f"
+	_, keyB, _ := ed25519.GenerateKey(nil)
+	publicB := keyB.Public().(ed25519.PublicKey)
+	keys := []ed25519.PublicKey{vectorPublic, publicB}
+	tokenA := offlineTokenOf(t, vectorKey, client.KeyID(vectorPublic), appA)
+	tokenB := offlineTokenOf(t, keyB, client.KeyID(publicB), appB)
+	at := vectorIssued.Add(time.Minute)
+	for _, tc := range []struct {
+		name    string
+		token   string
+		wantApp string
+		wantErr error
+	}{
+		{"the application's own token", tokenA, appA, nil},
+		{"another application's token", tokenB, "", client.ErrTokenWrongApp},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l, err := client.VerifyAppOfflineToken(appA, tc.token, keys, "", at)
+			if !errors.Is(err, tc.wantErr) || (l == nil) != (tc.wantApp == "") || l != nil && l.AppID != tc.wantApp {
+				t.Fatalf("license %+v, error %v; want app %q, error %v", l, err, tc.wantApp, tc.wantErr)
+			}
+			// VerifyOfflineToken checks no application: its AppID does.
+			l, err = client.VerifyOfflineToken(tc.token, keys, "", at)
+			if err != nil || (tc.wantErr == nil) != (l.AppID == appA) {
+				t.Fatalf("VerifyOfflineToken: license %+v, error %v", l, err)
+			}
+		})
+	}
+}

@@ -35,7 +35,8 @@ var userAuthParams = []obj{
 	headerParam("x-api-license-code", "License-code auth: the code the user activated.", obj{"type": "string", "maxLength": 128}),
 	headerParam("x-api-username", "Legacy password auth: the username.", obj{"type": "string", "maxLength": 64}),
 	headerParam("x-api-password", "Legacy password auth: the password.", obj{"type": "string"}),
-	headerParam("x-hardware-id", "The device, with the license and legacy forms when the application has device authentication.",
+	headerParam("x-hardware-id", "The device, when the application has device authentication: required with the license and legacy forms; "+
+		"with a Bearer token, compared with the session's device when sent, and required when the application sets token_requires_hardware_id.",
 		obj{"type": "string", "minLength": 1, "maxLength": 256}),
 }
 

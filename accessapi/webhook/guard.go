@@ -10,37 +10,52 @@ import (
 // blockedPrefixes are the destinations refused unless private networks are
 // allowed: this host, private and shared (CGNAT) networks, link-local
 // addresses (with the cloud metadata services at 169.254.169.254 and
-// fd00:ec2::254), and the ranges that embed or translate such addresses.
+// fd00:ec2::254), Azure's platform address 168.63.129.16, and the ranges
+// that embed or translate IPv4 addresses.
+//
+// The IPv6 ranges that embed an IPv4 address (IPv4-compatible ::/96,
+// IPv4-translated ::ffff:0:0:0/96, NAT64 64:ff9b::/96 and 64:ff9b:1::/48,
+// 6to4, Teredo) are blocked outright rather than judged by the IPv4 address
+// inside: the first two are deprecated and never a public destination;
+// where a NAT64 translator puts the IPv4 address in a local-use prefix is
+// the operator's choice (RFC 6052 allows several prefix lengths), and a
+// translator may reach networks this guard cannot see, so the embedded
+// address cannot be trusted to be the one finally dialled. The cost: a
+// host whose only way to IPv4 is DNS64/NAT64 reaches no IPv4-only
+// receiver unless allow_private_networks is set. Only the IPv4-mapped
+// form ::ffff:a.b.c.d, which the host dials as IPv4 itself, is judged by
+// its IPv4 address (see Blocked).
 var blockedPrefixes = func() []netip.Prefix {
 	var out []netip.Prefix
 	for _, s := range []string{
-		"0.0.0.0/8",       // "this network"
-		"10.0.0.0/8",      // private
-		"100.64.0.0/10",   // shared address space (CGNAT)
-		"127.0.0.0/8",     // loopback
-		"169.254.0.0/16",  // link-local, cloud metadata
-		"172.16.0.0/12",   // private
-		"192.0.0.0/24",    // IETF protocol assignments
-		"192.0.2.0/24",    // documentation
-		"192.88.99.0/24",  // 6to4 relay anycast
-		"192.168.0.0/16",  // private
-		"198.18.0.0/15",   // benchmarking
-		"198.51.100.0/24", // documentation
-		"203.0.113.0/24",  // documentation
-		"224.0.0.0/4",     // multicast
-		"240.0.0.0/4",     // reserved, broadcast
-		"::/128",          // unspecified
-		"::1/128",         // loopback
-		"64:ff9b::/96",    // NAT64 of any IPv4 address
-		"64:ff9b:1::/48",  // local-use NAT64
-		"100::/64",        // discard
-		"2001::/32",       // Teredo
-		"2001:db8::/32",   // documentation
-		"2002::/16",       // 6to4
-		"fc00::/7",        // unique local (fd00:ec2::254 is a metadata service)
-		"fe80::/10",       // link-local
-		"fec0::/10",       // site-local (deprecated)
-		"ff00::/8",        // multicast
+		"0.0.0.0/8",        // "this network"
+		"10.0.0.0/8",       // private
+		"100.64.0.0/10",    // shared address space (CGNAT)
+		"127.0.0.0/8",      // loopback
+		"168.63.129.16/32", // Azure platform (WireServer: VM agent, DNS, health probes)
+		"169.254.0.0/16",   // link-local, cloud metadata
+		"172.16.0.0/12",    // private
+		"192.0.0.0/24",     // IETF protocol assignments
+		"192.0.2.0/24",     // documentation
+		"192.88.99.0/24",   // 6to4 relay anycast
+		"192.168.0.0/16",   // private
+		"198.18.0.0/15",    // benchmarking
+		"198.51.100.0/24",  // documentation
+		"203.0.113.0/24",   // documentation
+		"224.0.0.0/4",      // multicast
+		"240.0.0.0/4",      // reserved, broadcast
+		"::/96",            // unspecified (::), loopback (::1), IPv4-compatible (deprecated, RFC 4291)
+		"::ffff:0:0:0/96",  // IPv4-translated (SIIT, RFC 2765)
+		"64:ff9b::/96",     // NAT64 of any IPv4 address (RFC 6052)
+		"64:ff9b:1::/48",   // local-use NAT64 (RFC 8215)
+		"100::/64",         // discard
+		"2001::/32",        // Teredo
+		"2001:db8::/32",    // documentation
+		"2002::/16",        // 6to4
+		"fc00::/7",         // unique local (fd00:ec2::254 is a metadata service)
+		"fe80::/10",        // link-local
+		"fec0::/10",        // site-local (deprecated)
+		"ff00::/8",         // multicast
 	} {
 		out = append(out, netip.MustParsePrefix(s))
 	}

@@ -22,6 +22,20 @@ func TestBlocked_InternalDestinationsAreRefusedPublicOnesAllowed(t *testing.T) {
 		{"::ffff:127.0.0.1", true},   // IPv4-mapped loopback
 		{"64:ff9b::a9fe:a9fe", true}, // NAT64 of the metadata service
 		{"2002:7f00:1::", true},      // 6to4 of loopback
+		{"::127.0.0.1", true},        // IPv4-compatible (::/96) loopback
+		{"::10.0.0.1", true},         // IPv4-compatible private
+		{"::8.8.8.8", true},          // IPv4-compatible: the whole deprecated range
+		{"::ffff:0:127.0.0.1", true}, // IPv4-translated (::ffff:0:0:0/96) loopback
+		{"::ffff:0:192.168.0.1", true},
+		{"::ffff:0:8.8.8.8", true},     // IPv4-translated: the whole range
+		{"64:ff9b::7f00:1", true},      // NAT64 of loopback
+		{"64:ff9b::a00:1", true},       // NAT64 of a private address
+		{"64:ff9b::808:808", true},     // NAT64: the whole well-known prefix
+		{"64:ff9b:1::a00:1", true},     // local-use NAT64 of a private address
+		{"64:ff9b:1:ffff::1", true},    // local-use NAT64: the whole /48
+		{"168.63.129.16", true},        // Azure platform (WireServer)
+		{"::ffff:168.63.129.16", true}, // its IPv4-mapped form
+		{"168.63.129.17", false},
 		{"8.8.8.8", false}, {"1.1.1.1", false}, {"2606:4700:4700::1111", false}, {"::ffff:8.8.8.8", false},
 	} {
 		if got := webhook.Blocked(netip.MustParseAddr(tt.addr)); got != tt.blocked {
