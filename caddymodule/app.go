@@ -209,6 +209,7 @@ func (a *App) Start() error {
 	}
 	tailer := a.newFeedTailer(store)
 	outbox, dispatcher := a.newWebhooks(store, fileKey)
+	tailer.Follow(outbox)
 	svc := access.NewService(timedStore{store}, access.Config{
 		Staleness:          time.Duration(a.Staleness),
 		CredentialCacheTTL: time.Duration(a.CredentialCacheTTL),

@@ -71,6 +71,11 @@ var feedKinds = map[EventKind]bool{
 	EventContentChanged:    true,
 	EventSigningKeyRotated: true,
 	EventSigningKeyRetired: true,
+	// An application's webhook endpoints, which the webhook outbox of
+	// every instance caches (a CacheFollower of the feed).
+	EventWebhookCreated: true,
+	EventWebhookChanged: true,
+	EventWebhookDeleted: true,
 }
 
 // InvalidatesCaches reports whether events of kind k can alter a cached

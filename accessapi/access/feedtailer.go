@@ -55,13 +55,14 @@ type FeedTailer struct {
 	cfg    FeedConfig
 	origin string
 
-	mu       sync.Mutex
-	pending  []Change // appends to retry
-	faulty   bool     // the last read or append failed
-	cursor   int64    // the last entry applied
-	synced   bool     // cursor is known
-	verify   bool     // check on the next read that no entry was pruned unread
-	lastRead time.Time
+	mu        sync.Mutex
+	followers []CacheFollower
+	pending   []Change // appends to retry
+	faulty    bool     // the last read or append failed
+	cursor    int64    // the last entry applied
+	synced    bool     // cursor is known
+	verify    bool     // check on the next read that no entry was pruned unread
+	lastRead  time.Time
 }
 
 // NewFeedTailer returns a tailer of feed with a random origin name.
@@ -81,6 +82,45 @@ func NewFeedTailer(feed ChangeFeed, cfg FeedConfig) *FeedTailer {
 	b := make([]byte, 8)
 	_, _ = rand.Read(b)
 	return &FeedTailer{feed: feed, cfg: cfg, origin: hex.EncodeToString(b)}
+}
+
+// CacheFollower is a cache outside the Service that the feed keeps in step
+// too, as the webhook outbox's endpoints.
+type CacheFollower interface {
+	// Invalidate drops what another instance's change e can have altered.
+	Invalidate(e Event)
+	// Flush drops everything.
+	Flush()
+}
+
+// Follow makes the tailer apply other instances' changes, and flushes, to
+// f as well as to the service's caches.
+func (t *FeedTailer) Follow(f CacheFollower) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.followers = append(t.followers, f)
+}
+
+// invalidate applies another instance's change to svc and the followers.
+func (t *FeedTailer) invalidate(svc *Service, e Event) {
+	svc.Invalidate(e)
+	t.mu.Lock()
+	fs := t.followers
+	t.mu.Unlock()
+	for _, f := range fs {
+		f.Invalidate(e)
+	}
+}
+
+// flush empties svc's caches and the followers'.
+func (t *FeedTailer) flush(svc *Service) {
+	svc.flushCaches()
+	t.mu.Lock()
+	fs := t.followers
+	t.mu.Unlock()
+	for _, f := range fs {
+		f.Flush()
+	}
 }
 
 // Origin names this tailer's entries in the feed.
@@ -210,9 +250,9 @@ func (t *FeedTailer) poll(ctx context.Context, svc *Service, start time.Time) er
 			switch {
 			case c.Origin == t.origin:
 			case c.Kind == kindFlushCaches:
-				svc.flushCaches()
+				t.flush(svc)
 			default:
-				svc.Invalidate(c.Event())
+				t.invalidate(svc, c.Event())
 				if t.cfg.OnApplied != nil {
 					t.cfg.OnApplied(svc.now().Sub(c.At))
 				}
@@ -232,7 +272,7 @@ func (t *FeedTailer) poll(ctx context.Context, svc *Service, start time.Time) er
 // changed, and moves the cursor to last. missed says entries were missed
 // (rather than this being the first read), which OnFlush is told.
 func (t *FeedTailer) resync(svc *Service, last int64, missed bool) {
-	svc.flushCaches()
+	t.flush(svc)
 	if missed && t.cfg.OnFlush != nil {
 		t.cfg.OnFlush()
 	}

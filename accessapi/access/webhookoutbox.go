@@ -14,7 +14,9 @@ import (
 type WebhookOutboxConfig struct {
 	// CacheTTL is how long an application's endpoints are remembered. A
 	// change through this instance applies at once; one through another
-	// instance within CacheTTL. Default 5s.
+	// instance when the change feed brings it (the outbox follows the
+	// feed: FeedTailer.Follow), and within CacheTTL when the feed cannot be
+	// read. Default 5s.
 	CacheTTL time.Duration
 	// Timeout bounds the writes of one event's deliveries. Default 5s.
 	Timeout time.Duration
@@ -52,11 +54,24 @@ func NewWebhookOutbox(store WebhookStore, cfg WebhookOutboxConfig) *WebhookOutbo
 	return &WebhookOutbox{store: store, cfg: cfg, cache: newExpiringCache[string, []Webhook](cfg.CacheTTL, 10_000, cfg.Now)}
 }
 
+// Invalidate drops the endpoints of the application whose endpoints e
+// changed (a CacheFollower of the change feed, and for this instance's own
+// events).
+func (o *WebhookOutbox) Invalidate(e Event) {
+	switch e.Kind {
+	case EventWebhookCreated, EventWebhookChanged, EventWebhookDeleted, EventAppDeleted:
+		o.cache.remove(e.AppID)
+	}
+}
+
+// Flush drops every cached endpoint list.
+func (o *WebhookOutbox) Flush() { o.cache.clear() }
+
 // Listen is the EventListener.
 func (o *WebhookOutbox) Listen(ctx context.Context, e Event) {
 	switch e.Kind {
 	case EventWebhookCreated, EventWebhookChanged, EventWebhookDeleted, EventAppDeleted:
-		o.cache.remove(e.AppID)
+		o.Invalidate(e)
 		return
 	}
 	if e.AppID == "" || !slices.Contains(WebhookEvents, e.Kind) {

@@ -3,8 +3,10 @@ package access_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/appaccess/appaccess/accessapi/access"
 	"github.com/appaccess/appaccess/accessapi/storetest"
@@ -54,4 +56,45 @@ func TestWebhookPayload_NamesTheEventWithoutSecrets(t *testing.T) {
 	if got != want {
 		t.Fatalf("payload %s, want %s", got, want)
 	}
+}
+
+// TestWebhookOutbox_AnEndpointMadeOnAnotherInstanceIsToldOfEventsOnceTheFeedBringsIt:
+// instance B's outbox has cached that the application has no endpoint (for
+// an hour, so only the feed can refresh it); an endpoint made through A
+// gets B's next events once B has read the feed.
+func TestWebhookOutbox_AnEndpointMadeOnAnotherInstanceIsToldOfEventsOnceTheFeedBringsIt(t *testing.T) {
+	ctx := context.Background()
+	store := storetest.Default(t)
+	cfg := feedTestConfig()
+	cfg.Staleness = time.Hour
+	a := startInstance(t, store, cfg, access.FeedConfig{})
+	outbox := access.NewWebhookOutbox(store, access.WebhookOutboxConfig{CacheTTL: time.Hour})
+	bcfg := cfg
+	bcfg.Listeners = append(bcfg.Listeners, outbox.Listen)
+	b := startInstance(t, store, bcfg, access.FeedConfig{})
+	b.feed.Follow(outbox)
+	app, err := a.svc.CreateApp(ctx, access.AppSettings{Name: ptr("hooked")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	signUp := func(name string) {
+		t.Helper()
+		if _, err := b.svc.SignUp(ctx, &app.App, access.SignUpRequest{Username: name, Password: "vortex-lamp-71"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	signUp("before") // B's outbox now holds "no endpoints"
+	url := "https://example.com/hook"
+	hook, err := a.svc.CreateWebhook(ctx, app.ID, access.WebhookSettings{URL: &url, Events: []access.EventKind{access.EventUserSignedUp}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	took := waitFor(t, "a sign-up on the other instance is delivered to the new endpoint", 3*time.Second, func() bool {
+		n++
+		signUp(fmt.Sprint("after-", n))
+		ds, err := store.Deliveries(ctx, hook.ID, "", 10)
+		return err == nil && len(ds) > 0
+	})
+	t.Logf("the endpoint reached the other instance's outbox in %v", took)
 }
