@@ -3,6 +3,8 @@ package access
 import (
 	"context"
 	"errors"
+	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -20,6 +22,8 @@ func (s *Service) SetVariable(ctx context.Context, appID, name, value string) (*
 	var fields []FieldError
 	if name == "" || len(name) > MaxVariableNameLength || !utf8.ValidString(name) {
 		fields = append(fields, FieldError{"name", "must be 1 to 128 bytes of UTF-8"})
+	} else if !validVariableName(name) {
+		fields = append(fields, FieldError{"name", `must not be "." or "..", nor hold a control character, "/", "\\", "?" or "#"`})
 	}
 	if len(value) > MaxVariableValueLength || !utf8.ValidString(value) {
 		fields = append(fields, FieldError{"value", "must be at most 32 KiB of UTF-8"})
@@ -33,6 +37,21 @@ func (s *Service) SetVariable(ctx context.Context, appID, name, value string) (*
 	}
 	s.emit(ctx, Event{Kind: EventContentChanged, AppID: appID, Target: name, Change: ContentVariableSet})
 	return v, nil
+}
+
+// validVariableName refuses the names that would change the meaning of a
+// URL path they are put in (a dashboard or script that builds one from a
+// name), and control characters.
+func validVariableName(name string) bool {
+	if name == "." || name == ".." {
+		return false
+	}
+	for _, r := range name {
+		if unicode.IsControl(r) || strings.ContainsRune(`/\?#`, r) {
+			return false
+		}
+	}
+	return true
 }
 
 // Variables lists an application's variables.

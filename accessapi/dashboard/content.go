@@ -39,9 +39,12 @@ func (s *Server) setVariable(w http.ResponseWriter, r *http.Request, si *signedI
 	return s.redirect(w, r, "/apps/"+r.PathValue("app")+"/content")
 }
 
-// deleteVariable serves POST /apps/{app}/variables/{name}/delete.
+// deleteVariable serves POST /apps/{app}/variables/delete: the name is a
+// form field, never a part of the form's URL (a name is chosen by whoever
+// may set variables, and a path made of it could point the form at
+// another action).
 func (s *Server) deleteVariable(w http.ResponseWriter, r *http.Request, si *signedIn) error {
-	if err := si.svc.DeleteVariable(r.Context(), r.PathValue("app"), r.PathValue("name")); err != nil {
+	if err := si.svc.DeleteVariable(r.Context(), r.PathValue("app"), r.PostFormValue("name")); err != nil {
 		return err
 	}
 	return s.redirect(w, r, "/apps/"+r.PathValue("app")+"/content")

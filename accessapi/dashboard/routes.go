@@ -37,11 +37,11 @@ func (s *Server) routes() *http.ServeMux {
 		"GET /apps/{app}/users/{user}":         s.showUser,
 		"POST /apps/{app}/users/{user}/{verb}": s.userAction,
 
-		"GET /apps/{app}/content":                  s.content,
-		"POST /apps/{app}/variables":               s.setVariable,
-		"POST /apps/{app}/variables/{name}/delete": s.deleteVariable,
-		"POST /apps/{app}/files":                   s.uploadFile,
-		"POST /apps/{app}/files/{file}/delete":     s.deleteFile,
+		"GET /apps/{app}/content":              s.content,
+		"POST /apps/{app}/variables":           s.setVariable,
+		"POST /apps/{app}/variables/delete":    s.deleteVariable,
+		"POST /apps/{app}/files":               s.uploadFile,
+		"POST /apps/{app}/files/{file}/delete": s.deleteFile,
 
 		"GET /apps/{app}/keys":               s.keys,
 		"POST /apps/{app}/keys":              s.createKey,

@@ -141,10 +141,26 @@ func (s *Server) apiPrincipal(r *http.Request) (adminapi.Principal, error) {
 	if !safeMethod(r.Method) && !validCSRF(r, token) {
 		return adminapi.Principal{}, access.Refusal(access.CodeForbidden, "The CSRF token is missing or wrong.")
 	}
-	if strings.HasPrefix(r.URL.Path, s.cfg.Prefix+"/api/admins") {
-		return adminapi.Principal{}, access.Refusal(access.CodeForbidden, "Administrators are managed on the admin endpoint only.")
+	if adminEndpointOnly(strings.TrimPrefix(r.URL.Path, s.cfg.Prefix+"/api")) {
+		return adminapi.Principal{}, access.Refusal(access.CodeForbidden,
+			"Administrators, export, import and backup are on the admin endpoint only.")
 	}
 	return adminapi.Principal{Kind: PrincipalDashboard, Name: sess.Username}, nil
+}
+
+// adminEndpointOnly reports whether a management API path (after the
+// API's prefix) is one a dashboard session may not call: administrators
+// (an account of the public site must not make another), and the routes
+// that read or write the whole store or a file on the server (export
+// holds every password hash; backup writes the database to a path the
+// caller names; import fills the store).
+func adminEndpointOnly(path string) bool {
+	for _, p := range []string{"/admins", "/export", "/import", "/backup"} {
+		if path == p || strings.HasPrefix(path, p+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 func safeMethod(m string) bool {
