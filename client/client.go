@@ -259,7 +259,7 @@ func (c *Client) Logout(ctx context.Context, token string) error {
 // keep (or "") to keep that one open.
 func (c *Client) ChangePassword(ctx context.Context, username, oldPassword, newPassword, keep string) error {
 	r := request{method: "POST", path: "/auth/change_password",
-		body: map[string]string{"username": username, "old_password": oldPassword, "new_password": newPassword}}
+		body: map[string]string{"username": username, "old_password": oldPassword, "new_password": newPassword, "hardware_id": c.hardwareID}}
 	if keep != "" {
 		r.auth = Token(keep)
 	}

@@ -10,12 +10,17 @@ type PasswordChange struct {
 	Username    string
 	OldPassword string
 	NewPassword string
+	// HardwareID is the device the change is made from: with device
+	// authentication it must be one of the user's, as for a login.
+	HardwareID string
 	// Token, when set, is the session the change is made from: it stays
 	// open while the user's other sessions end.
 	Token string
 }
 
-// ChangePassword replaces a user's password after checking the old one,
+// ChangePassword replaces a user's password after checking the old one
+// and, with device authentication, the device (a password alone, from
+// another machine, must not take an account whose devices are locked),
 // ends the user's other sessions and forgets the verified credentials
 // cached for the old password.
 func (s *Service) ChangePassword(ctx context.Context, app *App, req PasswordChange) error {
@@ -34,6 +39,9 @@ func (s *Service) ChangePassword(ctx context.Context, app *App, req PasswordChan
 	}
 	if st.ban != nil {
 		return errUserBanned
+	}
+	if err := s.checkDevice(ctx, app, st.user.ID, req.HardwareID); err != nil {
+		return err
 	}
 	if fe := validatePassword(app, st.user.Username, req.NewPassword); fe != nil {
 		fe.Field = "new_password"

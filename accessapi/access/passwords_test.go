@@ -122,3 +122,37 @@ func mustUserID(t *testing.T, f *fixture, username string) string {
 	}
 	return acct.ID
 }
+
+// TestChangePassword_WithDeviceAuthTheDeviceIsCheckedAsForALogin: the
+// owner's only device slot is taken; someone who knows the password but
+// not the device cannot change it (which would end the owner's sessions
+// and lock them out); the owner's device can.
+func TestChangePassword_WithDeviceAuthTheDeviceIsCheckedAsForALogin(t *testing.T) {
+	on := true
+	f := newFixture(t, access.AppSettings{DeviceAuth: &on})
+	ctx := context.Background()
+	if _, err := f.svc.SignUp(ctx, f.app, access.SignUpRequest{Username: "owner", Password: "first-secret-77", HardwareID: "device-A"}); err != nil {
+		t.Fatal(err)
+	}
+	change := access.PasswordChange{Username: "owner", OldPassword: "first-secret-77", NewPassword: "second-secret-88"}
+	for _, tc := range []struct {
+		hwid string
+		want access.Code
+	}{
+		{"", access.CodeDeviceRequired},
+		{"device-B", access.CodeDeviceMismatch},
+	} {
+		c := change
+		c.HardwareID = tc.hwid
+		wantCode(t, f.svc.ChangePassword(ctx, f.app, c), tc.want)
+	}
+	// The password is still the old one.
+	if _, err := f.svc.Authenticate(ctx, f.app, access.Credentials{Username: "owner", Password: "first-secret-77", HardwareID: "device-A"}, false); err != nil {
+		t.Fatalf("after refused changes the old password: %v", err)
+	}
+	c := change
+	c.HardwareID = "device-A"
+	if err := f.svc.ChangePassword(ctx, f.app, c); err != nil {
+		t.Fatalf("the owner's device: %v", err)
+	}
+}

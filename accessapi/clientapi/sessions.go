@@ -56,8 +56,12 @@ func (h *Handler) changePassword(ctx context.Context, w http.ResponseWriter, r *
 	if err := httpx.DecodeJSON(w, r, &b, MaxPasswordBodyBytes); err != nil {
 		return err
 	}
+	hwid := b.HardwareID
+	if hwid == "" {
+		hwid = headerValue(r, HeaderHardwareID)
+	}
 	err := h.svc().ChangePassword(ctx, app, access.PasswordChange{Username: b.Username, OldPassword: b.OldPassword,
-		NewPassword: b.NewPassword, Token: BearerToken(r)})
+		NewPassword: b.NewPassword, HardwareID: hwid, Token: BearerToken(r)})
 	if err != nil {
 		return err
 	}

@@ -120,6 +120,7 @@ func clientAPI() *api {
 		}),
 		"ChangePasswordRequest": open([]string{"username", "old_password", "new_password"}, obj{
 			"username": obj{"type": "string"}, "old_password": obj{"type": "string"}, "new_password": obj{"type": "string"},
+			"hardware_id": obj{"type": "string", "description": "The device the change is made from (or x-hardware-id): required, and checked as for a login, when the application has device authentication."},
 		}),
 	}
 	body := func(name string) obj { return schemaRef(name) }

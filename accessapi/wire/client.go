@@ -46,6 +46,9 @@ type ChangePasswordRequest struct {
 	Username    string `json:"username"`
 	OldPassword string `json:"old_password"`
 	NewPassword string `json:"new_password"`
+	// HardwareID is the device the change is made from, required when the
+	// application has device authentication (or sent as x-hardware-id).
+	HardwareID string `json:"hardware_id,omitempty"`
 }
 
 // Membership is a user's membership as both APIs show it.
