@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
@@ -117,12 +118,48 @@ func (h *AuthHandler) identityHeaders() []string {
 	return names
 }
 
+// hiddenFromUpstream are the client's credential headers, removed before
+// the upstream: secrets, and the username, which the upstream must take
+// from the identity headers (after a Bearer login it is whatever the
+// client wrote).
+var hiddenFromUpstream = []string{clientapi.HeaderAPISecret, clientapi.HeaderUsername, clientapi.HeaderPassword,
+	clientapi.HeaderLicenseCode, clientapi.HeaderHardwareID}
+
+// dropManagedConnectionTokens removes from the Connection header the
+// tokens that name an identity or credential header (other tokens, such as
+// upgrade, stay).
+func (h *AuthHandler) dropManagedConnectionTokens(hdr http.Header) {
+	values := hdr.Values("Connection")
+	if len(values) == 0 {
+		return
+	}
+	managed := func(token string) bool {
+		name := http.CanonicalHeaderKey(strings.TrimSpace(token))
+		return slices.Contains(h.strip, name) || slices.Contains(hiddenFromUpstream, name) || name == "Authorization"
+	}
+	var kept []string
+	for _, v := range values {
+		for _, token := range strings.Split(v, ",") {
+			if t := strings.TrimSpace(token); t != "" && !managed(t) {
+				kept = append(kept, t)
+			}
+		}
+	}
+	hdr.Del("Connection")
+	if len(kept) > 0 {
+		hdr.Set("Connection", strings.Join(kept, ", "))
+	}
+}
+
 // ServeHTTP implements caddyhttp.MiddlewareHandler.
 func (h *AuthHandler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
-	// Nothing the client sent under our identity headers may go on.
+	// Nothing the client sent under our identity headers may go on, nor
+	// may the client name them (or the credential headers) in Connection,
+	// which would make the proxy drop what the guard sets as hop-by-hop.
 	for _, name := range h.strip {
 		r.Header.Del(name)
 	}
+	h.dropManagedConnectionTokens(r.Header)
 	live, err := h.app.serving()
 	if err != nil {
 		w.Header().Set("Retry-After", "1")
@@ -148,7 +185,7 @@ func (h *AuthHandler) ServeHTTP(w http.ResponseWriter, r *http.Request, next cad
 	if clientapi.BearerToken(r) != "" {
 		r.Header.Del("Authorization")
 	}
-	for _, name := range []string{clientapi.HeaderAPISecret, clientapi.HeaderPassword, clientapi.HeaderLicenseCode, clientapi.HeaderHardwareID} {
+	for _, name := range hiddenFromUpstream {
 		r.Header.Del(name)
 	}
 	if user != nil {

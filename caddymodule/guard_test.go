@@ -1,7 +1,10 @@
 package caddymodule
 
 import (
+	"bufio"
 	"encoding/json"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -127,5 +130,48 @@ func TestGuard_OptionsRelaxMembershipAndAllowAnonymous(t *testing.T) {
 	expect(t, r, 200, "")
 	if h := upstreamSaw(t, r); h.Get("X-User") != "" {
 		t.Fatalf("anonymous request carried identity %v", h)
+	}
+}
+
+// TestGuard_AClientCannotDropOrForgeTheIdentityTheUpstreamReads: a client
+// that names the identity headers in Connection (so that a proxy would drop
+// them as hop-by-hop after the guard set them) or sends x-api-username
+// beside a Bearer token still leaves the upstream with the guard's
+// identity and no client-written username.
+func TestGuard_AClientCannotDropOrForgeTheIdentityTheUpstreamReads(t *testing.T) {
+	up, _ := echoUpstream(t)
+	startServer(t, up.URL, "")
+	a := createApp(t, map[string]any{})
+	userID := activeUser(t, a, "olga", "vortex-lamp-71")
+	token := login(t, a, map[string]any{"username": "olga", "password": "vortex-lamp-71"}, "").str("session_token")
+	// A raw request: a client library would tidy the Connection header.
+	conn, err := net.Dial("tcp", strings.TrimPrefix(guardBase, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	raw := "GET /x HTTP/1.1\r\nHost: localhost\r\n" +
+		"x-api-key: " + a.key + "\r\nx-api-secret: " + a.secret + "\r\n" +
+		"Authorization: Bearer " + token + "\r\n" +
+		"X-Api-Username: admin\r\n" +
+		"Connection: close, X-App-Access-User-Id, x-app-access-membership-expires-at, X-App-Access-Username\r\n\r\n"
+	if _, err := io.WriteString(conn, raw); err != nil {
+		t.Fatal(err)
+	}
+	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var h http.Header
+	if err := json.NewDecoder(res.Body).Decode(&h); err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("guard answered %d: %v", res.StatusCode, err)
+	}
+	if h.Get("X-App-Access-User-Id") != userID || h.Get("X-App-Access-Username") != "olga" || h.Get("X-App-Access-Membership-Expires-At") == "" {
+		t.Fatalf("the upstream saw identity %q %q %q, want the guard's", h.Get("X-App-Access-User-Id"), h.Get("X-App-Access-Username"),
+			h.Get("X-App-Access-Membership-Expires-At"))
+	}
+	if got := h.Get("X-Api-Username"); got != "" {
+		t.Fatalf("the upstream saw the client's x-api-username %q", got)
 	}
 }
