@@ -3,6 +3,7 @@ package access
 import (
 	"bufio"
 	"context"
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -14,8 +15,10 @@ import (
 )
 
 // ExportFormat is the version of the export format this build writes and
-// reads: JSON Lines, a header record first, an end record last.
-const ExportFormat = 1
+// reads: JSON Lines, a header record first, an end record last. Format 1
+// (before 2026-11-23) ended with a plain SHA-256, which whoever could edit
+// the file could recompute; it is not read.
+const ExportFormat = 2
 
 // RecordType tags one line of an export.
 type RecordType string
@@ -103,11 +106,21 @@ type ExportHeader struct {
 }
 
 // ExportEnd is an export's last line: the number of records before it
-// and the SHA-256 of every line before it, so that a truncated or altered
-// file is refused.
+// and the HMAC-SHA256 of every line before it under a key derived from the
+// file key (exportKey), so that a truncated or altered file is refused,
+// also one whose editor recomputed the end: only a holder of the file key
+// (which the sealed secrets need anyway) can make one.
 type ExportEnd struct {
 	Records int64  `json:"records"`
-	SHA256  string `json:"sha256"`
+	HMAC    string `json:"hmac_sha256"`
+}
+
+// exportKey is the key of an export's end HMAC.
+func exportKey(fileKey []byte) []byte {
+	if fileKey == nil {
+		fileKey = make([]byte, FileKeySize)
+	}
+	return deriveKey(fileKey, "app-access export v2")
 }
 
 // ExportedUse is a license claim with the grant it carried.
@@ -165,7 +178,7 @@ func (s *Service) Export(ctx context.Context, w io.Writer, progress func(n int64
 	if !ok {
 		return nil, ErrNoExport
 	}
-	e := &exportWriter{w: bufio.NewWriterSize(w, 64<<10), sum: sha256.New(), stats: ExportStats{}, progress: progress}
+	e := &exportWriter{w: bufio.NewWriterSize(w, 64<<10), sum: hmac.New(sha256.New, exportKey(s.fileKey)), stats: ExportStats{}, progress: progress}
 	if err := e.write(&Record{Type: RecordHeader, Header: &ExportHeader{Format: ExportFormat, ExportedAt: s.now().UTC()}}); err != nil {
 		return nil, err
 	}
@@ -180,7 +193,7 @@ func (s *Service) Export(ctx context.Context, w io.Writer, progress func(n int64
 	if err != nil {
 		return nil, fmt.Errorf("exporting: %w", err)
 	}
-	end := &ExportEnd{Records: e.n, SHA256: hex.EncodeToString(e.sum.Sum(nil))}
+	end := &ExportEnd{Records: e.n, HMAC: hex.EncodeToString(e.sum.Sum(nil))}
 	if err := e.write(&Record{Type: RecordEnd, End: end}); err != nil {
 		return nil, err
 	}

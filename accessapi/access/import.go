@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -57,7 +58,7 @@ func (s *Service) Import(ctx context.Context, r io.Reader) (ExportStats, error) 
 	if !ok {
 		return nil, ErrNoExport
 	}
-	d := newImportReader(r)
+	d := newImportReader(r, s.fileKey)
 	if err := d.readHeader(); err != nil {
 		return nil, err
 	}
@@ -111,10 +112,10 @@ type fileCheck struct {
 	sum  hash.Hash
 }
 
-func newImportReader(r io.Reader) *importReader {
+func newImportReader(r io.Reader, fileKey []byte) *importReader {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 128<<10), maxImportLine)
-	return &importReader{sc: sc, sum: sha256.New(), stats: ExportStats{}}
+	return &importReader{sc: sc, sum: hmac.New(sha256.New, exportKey(fileKey)), stats: ExportStats{}}
 }
 
 // readLine reads and decodes the next line; io.ErrUnexpectedEOF means the
@@ -191,8 +192,8 @@ func (d *importReader) check(r *Record) error {
 		if r.End == nil {
 			return errors.New("an end record without its fields")
 		}
-		if r.End.Records != d.n || r.End.SHA256 != hex.EncodeToString(d.sum.Sum(nil)) {
-			return errors.New("the checksum or record count does not match: the file was altered or is incomplete")
+		if r.End.Records != d.n || !hmac.Equal([]byte(r.End.HMAC), []byte(hex.EncodeToString(d.sum.Sum(nil)))) {
+			return errors.New("the checksum or record count does not match: the file was altered, is incomplete, or was exported under another file key")
 		}
 		return nil
 	case RecordFileChunk:
