@@ -2,6 +2,8 @@ package access
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"net/url"
 	"slices"
@@ -397,11 +399,33 @@ func (s *Service) DeleteExpiredDeliveries(ctx context.Context, retention time.Du
 const DefaultDeliveryRetention = 30 * 24 * time.Hour
 
 // webhookSettingsOf is what the audit log shows of an endpoint: never its
-// secret.
+// secret, and of its URL only the origin and a fingerprint, since a URL
+// can itself be a secret (a chat service's incoming-hook URL) and the log
+// is read by seller keys with audit:read that cannot read endpoints.
 func webhookSettingsOf(w *Webhook) map[string]any {
 	events := make([]string, len(w.Events))
 	for i, k := range w.Events {
 		events[i] = string(k)
 	}
-	return map[string]any{"url": w.URL, "events": strings.Join(events, " "), "enabled": w.Enabled}
+	return map[string]any{"url": urlOrigin(w.URL), "url_sha256": urlFingerprint(w.URL), "events": strings.Join(events, " "), "enabled": w.Enabled}
+}
+
+// urlOrigin is a URL's scheme and host, with "/…" when it has more.
+func urlOrigin(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "…"
+	}
+	origin := u.Scheme + "://" + u.Host
+	if (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+		origin += "/…"
+	}
+	return origin
+}
+
+// urlFingerprint is the first 8 bytes of a URL's SHA-256 in hex: enough to
+// tell a change of URL in the log, not to read it back.
+func urlFingerprint(raw string) string {
+	sum := sha256.Sum256([]byte(raw))
+	return hex.EncodeToString(sum[:8])
 }
