@@ -411,6 +411,11 @@ ALTER TABLE apps ADD COLUMN offline_token_ttl_seconds INTEGER NOT NULL DEFAULT 0
 ALTER TABLE webhooks ADD COLUMN previous_sealed_secret BLOB;
 ALTER TABLE webhooks ADD COLUMN previous_secret_until INTEGER NOT NULL DEFAULT 0;
 `,
+	// 11: deleting an application deletes its seller keys; the keys left
+	// by applications deleted before go now.
+	`
+DELETE FROM seller_keys WHERE app_id NOT IN (SELECT id FROM apps);
+`,
 }
 
 // SchemaVersion is the schema version this build writes.

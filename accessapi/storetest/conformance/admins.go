@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -98,5 +99,31 @@ func testSellerKeys(t *testing.T, s access.Store) {
 	}
 	if err := s.DeleteSellerKey(ctx, "k1"); !errors.Is(err, access.ErrNotFound) {
 		t.Fatalf("revoking twice: %v, want ErrNotFound", err)
+	}
+}
+
+// testSellerKeysGoWithTheirApp: deleting an application deletes its seller
+// keys, and only its own.
+func testSellerKeysGoWithTheirApp(t *testing.T, s access.Store) {
+	ctx := context.Background()
+	a, b := newApp(t, s), newApp(t, s)
+	for i, appID := range []string{a.ID, a.ID, b.ID} {
+		must(t, s.InsertSellerKey(ctx, &access.SellerKey{ID: fmt.Sprintf("k%d", i), AppID: appID, Name: "shop",
+			Scopes: []string{"audit:read"}, SecretHash: fmt.Sprintf("s%d", i), CreatedAt: epoch}))
+	}
+	must(t, s.DeleteApp(ctx, a.ID))
+	for _, h := range []string{"s0", "s1"} {
+		_, err := s.SellerKeyByHash(ctx, h)
+		wantErr(t, err, access.ErrNotFound, "a key of the deleted application")
+	}
+	ks, err := s.SellerKeys(ctx, a.ID)
+	must(t, err)
+	if len(ks) != 0 {
+		t.Fatalf("the deleted application still lists keys %+v", ks)
+	}
+	got, err := s.SellerKeyByHash(ctx, "s2")
+	must(t, err)
+	if got.ID != "k2" || got.AppID != b.ID {
+		t.Fatalf("the other application's key = %+v", got)
 	}
 }
