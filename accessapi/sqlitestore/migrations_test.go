@@ -36,3 +36,42 @@ func TestMigrate_SellerKeysOfDeletedAppsAreDeleted(t *testing.T) {
 		t.Fatalf("the key of a deleted application: %v, want ErrNotFound", err)
 	}
 }
+
+// TestMigrate_TOTPEnrolmentBegunBeforeIsPending: the migration that keeps
+// a new TOTP secret apart from the enabled one moves an enrolment begun
+// and not confirmed (a secret not enabled) to the pending column, and
+// leaves an enabled secret in force.
+func TestMigrate_TOTPEnrolmentBegunBeforeIsPending(t *testing.T) {
+	s, upgrade := openAtVersion(t, t.TempDir(), 11)
+	ctx := context.Background()
+	for _, a := range []struct {
+		name, secret string
+		enabled      bool
+	}{{"begun", "PENDINGSECRET", false}, {"enabled", "ENABLEDSECRET", true}, {"none", "", false}} {
+		if _, err := s.exec(ctx, `INSERT INTO admins (username, password_hash, totp_secret, totp_enabled, created_at) VALUES (?, 'h', ?, ?, 0)`,
+			a.name, a.secret, boolInt(a.enabled)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s = upgrade()
+	tests := []struct {
+		name, current, pending string
+		enabled                bool
+	}{
+		{name: "begun", pending: "PENDINGSECRET"},
+		{name: "enabled", current: "ENABLEDSECRET", enabled: true},
+		{name: "none"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a, err := s.AdminByName(ctx, tc.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.TOTPSecret != tc.current || a.TOTPEnabled != tc.enabled || a.PendingTOTPSecret != tc.pending {
+				t.Fatalf("secret %q enabled %v pending %q, want %q %v %q", a.TOTPSecret, a.TOTPEnabled, a.PendingTOTPSecret,
+					tc.current, tc.enabled, tc.pending)
+			}
+		})
+	}
+}

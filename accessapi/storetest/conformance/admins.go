@@ -18,16 +18,25 @@ func testAdmins(t *testing.T, s access.Store) {
 	if err := s.InsertAdmin(ctx, &access.Admin{Username: "alice", PasswordHash: "x", CreatedAt: epoch}); !errors.Is(err, access.ErrDuplicate) {
 		t.Fatalf("second alice: %v, want ErrDuplicate", err)
 	}
-	a.TOTPSecret, a.TOTPEnabled = "JBSWY3DPEHPK3PXP", true
-	must(t, s.ReplaceAdmin(ctx, a))
-	got, err := s.AdminByName(ctx, "alice")
-	must(t, err)
-	if got.PasswordHash != "h1" || got.TOTPSecret != "JBSWY3DPEHPK3PXP" || !got.TOTPEnabled || !got.CreatedAt.Equal(epoch) {
-		t.Fatalf("alice = %+v", got)
+	// The enabled and the pending secret are kept apart: a pending one
+	// without an enabled one, then both.
+	for _, want := range []access.Admin{
+		{TOTPSecret: "", TOTPEnabled: false, PendingTOTPSecret: "sealed1:pending"},
+		{TOTPSecret: "sealed1:enabled", TOTPEnabled: true, PendingTOTPSecret: "sealed1:pending"},
+		{TOTPSecret: "sealed1:enabled", TOTPEnabled: true, PendingTOTPSecret: ""},
+	} {
+		a.TOTPSecret, a.TOTPEnabled, a.PendingTOTPSecret = want.TOTPSecret, want.TOTPEnabled, want.PendingTOTPSecret
+		must(t, s.ReplaceAdmin(ctx, a))
+		got, err := s.AdminByName(ctx, "alice")
+		must(t, err)
+		if got.PasswordHash != "h1" || got.TOTPSecret != want.TOTPSecret || got.TOTPEnabled != want.TOTPEnabled ||
+			got.PendingTOTPSecret != want.PendingTOTPSecret || !got.CreatedAt.Equal(epoch) {
+			t.Fatalf("alice = %+v, want the secrets of %+v", got, want)
+		}
 	}
 	all, err := s.Admins(ctx)
 	must(t, err)
-	if len(all) != 2 || all[0].Username != "alice" || all[1].Username != "bob" {
+	if len(all) != 2 || all[0].Username != "alice" || all[1].Username != "bob" || all[0].TOTPSecret != "sealed1:enabled" {
 		t.Fatalf("Admins = %+v", all)
 	}
 	must(t, s.InsertTOTPStep(ctx, "alice", 42, epoch))
