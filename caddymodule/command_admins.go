@@ -46,7 +46,7 @@ func (c *cli) adminsCommand() *cobra.Command {
 			func(cmd *cobra.Command, cl *adminclient.Client, _ []string) error {
 				return cl.DeleteAdmin(cmd.Context(), username)
 			}),
-		showCommand(c, named(&cobra.Command{Use: "totp-begin", Short: "Give an administrator a new TOTP secret (shown once); confirm it with totp-confirm", Args: cobra.NoArgs}),
+		showCommand(c, named(&cobra.Command{Use: "totp-begin", Short: "Give an administrator a new pending TOTP secret (shown once); an enabled one stays in force until totp-confirm", Args: cobra.NoArgs}),
 			totpColumns, func(cmd *cobra.Command, cl *adminclient.Client, _ []string) (*wire.TOTPEnrolment, error) {
 				return cl.BeginTOTP(cmd.Context(), username)
 			}),
@@ -54,7 +54,7 @@ func (c *cli) adminsCommand() *cobra.Command {
 			func(cmd *cobra.Command, cl *adminclient.Client, args []string) error {
 				return cl.ConfirmTOTP(cmd.Context(), username, args[0])
 			}),
-		doneCommand(c, named(&cobra.Command{Use: "totp-disable", Short: "Remove an administrator's TOTP secret", Args: cobra.NoArgs}),
+		doneCommand(c, named(&cobra.Command{Use: "totp-disable", Short: "Remove an administrator's TOTP secrets, enabled and pending", Args: cobra.NoArgs}),
 			func(cmd *cobra.Command, cl *adminclient.Client, _ []string) error {
 				return cl.DisableTOTP(cmd.Context(), username)
 			}),

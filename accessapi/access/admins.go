@@ -100,7 +100,7 @@ func (s *Service) SignInAdmin(ctx context.Context, username, password, code stri
 		return "", nil, err
 	}
 	if ok && a.TOTPEnabled {
-		ok, err = s.useTOTP(ctx, a, code)
+		ok, err = s.checkTOTP(ctx, a, code)
 		if err != nil {
 			return "", nil, err
 		}

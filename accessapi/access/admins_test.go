@@ -2,6 +2,7 @@ package access_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -95,4 +96,66 @@ func TestCreateSellerKey_UnknownScopeIsInvalid(t *testing.T) {
 	f := newFixture(t, access.AppSettings{})
 	_, err := f.svc.CreateSellerKey(context.Background(), f.app.ID, "shop", []string{"everything"})
 	wantCode(t, err, access.CodeValidationFailed)
+}
+
+func TestSellerKey_OfADeletedAppIsRefusedAndRevocable(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		// orphan leaves a key whose application is gone, and returns it.
+		orphan func(t *testing.T, f *fixture) *access.NewSellerKey
+		// revoked is whether the key is still there to revoke.
+		revoked bool
+	}{
+		{
+			name: "DeleteAppTakesTheKeyWithIt",
+			orphan: func(t *testing.T, f *fixture) *access.NewSellerKey {
+				k, err := f.svc.CreateSellerKey(ctx, f.app.ID, "shop", []string{access.ScopeAuditRead})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := f.svc.DeleteApp(ctx, f.app.ID); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := f.store.SellerKeyByHash(ctx, access.SecretHash(k.Secret)); !errors.Is(err, access.ErrNotFound) {
+					t.Fatalf("the key of the deleted application: %v, want ErrNotFound", err)
+				}
+				return k
+			},
+		},
+		{
+			// A key left behind (by a deletion cut short, or by one made
+			// before deletions took the keys) fails and can be revoked.
+			name: "KeyLeftBehindIsRefusedAndRevocable",
+			orphan: func(t *testing.T, f *fixture) *access.NewSellerKey {
+				k := &access.NewSellerKey{Secret: "sk_left_behind",
+					SellerKey: access.SellerKey{ID: "k-left", AppID: "gone", Name: "shop", Scopes: []string{access.ScopeAuditRead},
+						SecretHash: access.SecretHash("sk_left_behind"), CreatedAt: f.svc.Now()}}
+				if err := f.store.InsertSellerKey(ctx, &k.SellerKey); err != nil {
+					t.Fatal(err)
+				}
+				return k
+			},
+			revoked: true,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, access.AppSettings{})
+			k := tc.orphan(t, f)
+			_, err := f.svc.AuthenticateSellerKey(ctx, k.Secret)
+			wantCode(t, err, access.CodeAuthenticationRequired)
+			err = f.svc.RevokeSellerKey(ctx, k.AppID, k.ID)
+			if !tc.revoked {
+				wantCode(t, err, access.CodeNotFound)
+				return
+			}
+			if err != nil {
+				t.Fatalf("revoking the key of a deleted application: %v", err)
+			}
+			if _, err := f.store.SellerKeyByHash(ctx, k.SecretHash); !errors.Is(err, access.ErrNotFound) {
+				t.Fatalf("the revoked key: %v, want ErrNotFound", err)
+			}
+		})
+	}
 }

@@ -11,11 +11,17 @@ type Admin struct {
 	// Username is unique, lower case.
 	Username     string
 	PasswordHash string
-	// TOTPSecret is the base32 RFC 6238 secret; empty when none is set.
-	// It is pending until TOTPEnabled.
+	// TOTPSecret is the RFC 6238 secret sign-in codes are checked against
+	// while TOTPEnabled, as stored: sealed (see admintotpsecret.go), or,
+	// when written before secrets were sealed, the base32 secret itself.
+	// Empty when none is enabled.
 	TOTPSecret  string
 	TOTPEnabled bool
-	CreatedAt   time.Time
+	// PendingTOTPSecret is a new secret begun by BeginTOTP and not yet
+	// confirmed, stored like TOTPSecret; it signs nothing in until
+	// ConfirmTOTP makes it the TOTPSecret. Empty when none.
+	PendingTOTPSecret string
+	CreatedAt         time.Time
 }
 
 // AdminSession is a signed-in dashboard session, stored by the SHA-256 of

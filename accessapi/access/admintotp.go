@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/subtle"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/pquerna/otp"
@@ -25,7 +26,9 @@ type TOTPEnrolment struct {
 }
 
 // BeginTOTP gives an administrator a new pending TOTP secret (160 random
-// bits); it replaces any other and takes effect once confirmed.
+// bits), stored sealed; it replaces any other pending one and takes effect
+// once confirmed. An enabled secret stays in force until then: sign-in
+// still needs its codes, so beginning an enrolment never lowers the bar.
 func (s *Service) BeginTOTP(ctx context.Context, username string) (*TOTPEnrolment, error) {
 	a, err := s.AdminNamed(ctx, username)
 	if err != nil {
@@ -33,54 +36,104 @@ func (s *Service) BeginTOTP(ctx context.Context, username string) (*TOTPEnrolmen
 	}
 	key, err := totp.Generate(totp.GenerateOpts{Issuer: totpIssuer, AccountName: a.Username, Period: totpPeriod})
 	if err != nil {
+		return nil, fmt.Errorf("generating TOTP secret: %w", err)
+	}
+	if a.PendingTOTPSecret, err = sealTOTPSecret(s.totpKey, a.Username, key.Secret()); err != nil {
 		return nil, err
 	}
-	a.TOTPSecret, a.TOTPEnabled = key.Secret(), false
+	if err := s.sealCurrentTOTP(a); err != nil {
+		return nil, err
+	}
 	if err := s.store.ReplaceAdmin(ctx, a); err != nil {
 		return nil, wrapStore(err, "storing TOTP secret")
 	}
 	return &TOTPEnrolment{Secret: key.Secret(), URL: key.URL()}, nil
 }
 
-// ConfirmTOTP enables a pending TOTP secret once code matches it. The
+// ConfirmTOTP makes the pending TOTP secret the enabled one once code
+// matches it; until then the enabled secret, if any, stays in force. The
 // code's step is recorded, so it cannot also serve as a sign-in code.
 func (s *Service) ConfirmTOTP(ctx context.Context, username, code string) error {
 	a, err := s.AdminNamed(ctx, username)
 	if err != nil {
 		return err
 	}
-	if a.TOTPSecret == "" {
+	if a.PendingTOTPSecret == "" {
 		return Refusal(CodeConflict, "Begin a TOTP enrolment first.")
 	}
-	ok, err := s.useTOTP(ctx, a, code)
+	pending, err := openTOTPSecret(s.totpKey, a.Username, a.PendingTOTPSecret)
+	if err != nil {
+		return err
+	}
+	ok, err := s.useTOTP(ctx, a.Username, pending, code)
 	if err != nil {
 		return err
 	}
 	if !ok {
 		return Invalid(FieldError{"code", "does not match the secret"})
 	}
-	a.TOTPEnabled = true
+	if !totpSealed(a.PendingTOTPSecret) { // begun before secrets were sealed
+		if a.PendingTOTPSecret, err = sealTOTPSecret(s.totpKey, a.Username, pending); err != nil {
+			return err
+		}
+	}
+	a.TOTPSecret, a.PendingTOTPSecret, a.TOTPEnabled = a.PendingTOTPSecret, "", true
 	return wrapStore(s.store.ReplaceAdmin(ctx, a), "enabling TOTP")
 }
 
-// DisableTOTP removes an administrator's TOTP secret.
+// DisableTOTP removes an administrator's TOTP secrets, the enabled one and
+// any pending one.
 func (s *Service) DisableTOTP(ctx context.Context, username string) error {
 	a, err := s.AdminNamed(ctx, username)
 	if err != nil {
 		return err
 	}
-	a.TOTPSecret, a.TOTPEnabled = "", false
+	a.TOTPSecret, a.PendingTOTPSecret, a.TOTPEnabled = "", "", false
 	return wrapStore(s.store.ReplaceAdmin(ctx, a), "disabling TOTP")
 }
 
-// useTOTP reports whether code is valid for a's secret at a step not
-// accepted before, and records that step.
-func (s *Service) useTOTP(ctx context.Context, a *Admin, code string) (bool, error) {
-	step, ok := totpStep(a.TOTPSecret, code, s.Now())
+// checkTOTP reports whether code is valid for a's enabled secret at a step
+// not accepted before, and records that step. A secret stored in the clear
+// (written before secrets were sealed) is sealed once a code is accepted.
+func (s *Service) checkTOTP(ctx context.Context, a *Admin, code string) (bool, error) {
+	secret, err := openTOTPSecret(s.totpKey, a.Username, a.TOTPSecret)
+	if err != nil {
+		return false, err
+	}
+	ok, err := s.useTOTP(ctx, a.Username, secret, code)
+	if !ok || err != nil || totpSealed(a.TOTPSecret) {
+		return ok, err
+	}
+	if err := s.sealCurrentTOTP(a); err != nil {
+		return false, err
+	}
+	// Best effort: a failed write leaves the secret in the clear, to be
+	// sealed at the next sign-in.
+	_ = s.store.ReplaceAdmin(ctx, a)
+	return true, nil
+}
+
+// sealCurrentTOTP seals a's enabled secret if it is stored in the clear.
+func (s *Service) sealCurrentTOTP(a *Admin) error {
+	if totpSealed(a.TOTPSecret) {
+		return nil
+	}
+	sealed, err := sealTOTPSecret(s.totpKey, a.Username, a.TOTPSecret)
+	if err != nil {
+		return err
+	}
+	a.TOTPSecret = sealed
+	return nil
+}
+
+// useTOTP reports whether code is valid for secret (base32) at a step not
+// accepted before for the administrator, and records that step.
+func (s *Service) useTOTP(ctx context.Context, username, secret, code string) (bool, error) {
+	step, ok := totpStep(secret, code, s.Now())
 	if !ok {
 		return false, nil
 	}
-	err := s.store.InsertTOTPStep(ctx, a.Username, step, s.Now())
+	err := s.store.InsertTOTPStep(ctx, username, step, s.Now())
 	if errors.Is(err, ErrDuplicate) {
 		return false, nil
 	}

@@ -79,11 +79,12 @@ func (s *Service) SellerKeys(ctx context.Context, appID string) ([]SellerKey, er
 }
 
 // RevokeSellerKey deletes an application's key; it is refused from the
-// next request on.
+// next request on. It works whether or not the application still exists,
+// so a key left behind by a deleted application can be revoked.
 func (s *Service) RevokeSellerKey(ctx context.Context, appID, keyID string) error {
-	ks, err := s.SellerKeys(ctx, appID)
+	ks, err := s.store.SellerKeys(ctx, appID)
 	if err != nil {
-		return err
+		return wrapStore(err, "listing seller keys")
 	}
 	if !slices.ContainsFunc(ks, func(k SellerKey) bool { return k.ID == keyID }) {
 		return Refusal(CodeNotFound, "There is no such seller key.")
@@ -99,6 +100,9 @@ func (s *Service) RevokeSellerKey(ctx context.Context, appID, keyID string) erro
 // AuthenticateSellerKey returns the key whose secret this is. Wrong
 // secrets are throttled per address, like application secrets; keys are
 // read from the store on every request, so a revoked key fails at once.
+// The key's application is read too: a key whose application is gone (one
+// left by a deletion cut short, or made before deletions took the keys)
+// is refused like a wrong one.
 func (s *Service) AuthenticateSellerKey(ctx context.Context, secret string) (*SellerKey, error) {
 	addr := clientNetwork(ctx)
 	if err := s.throttle.checkSecret(addr); err != nil {
@@ -111,6 +115,12 @@ func (s *Service) AuthenticateSellerKey(ctx context.Context, secret string) (*Se
 	}
 	if err != nil {
 		return nil, wrapStore(err, "reading seller key")
+	}
+	switch _, err := s.store.AppByID(ctx, k.AppID); {
+	case errors.Is(err, ErrNotFound):
+		return nil, Refusal(CodeAuthenticationRequired, "The key is not valid.")
+	case err != nil:
+		return nil, wrapStore(err, "reading the seller key's application")
 	}
 	now := s.Now()
 	if now.Sub(k.LastUsedAt) >= sellerKeyUseGrain {

@@ -35,8 +35,9 @@ type Config struct {
 	// slots; more are refused at once with 503. Default 8 × HashConcurrency.
 	HashQueue int
 	// FileKey encrypts files marked encrypted (AES-256-GCM); nil disables
-	// encrypted uploads. A key derived from it seals the applications'
-	// signing keys (all zeros without it: for tests only).
+	// encrypted uploads. Keys derived from it seal the applications'
+	// signing keys and the administrators' TOTP secrets (all zeros without
+	// it: for tests only).
 	FileKey []byte
 	// CodeKey is the key license codes are hashed under (HMAC-SHA256).
 	// Every instance on one store must share it, and a code hashed under
@@ -81,6 +82,7 @@ type Service struct {
 	fileKey   []byte
 	codeKey   []byte
 	signKey   []byte // seals signing-key seeds
+	totpKey   []byte // seals administrators' TOTP secrets
 	listeners []EventListener
 	throttle  *throttler
 	observer  Observer // nil without metrics
@@ -126,6 +128,7 @@ func NewService(store Store, cfg Config) *Service {
 		fileKey:     cfg.FileKey,
 		codeKey:     codeKeyOf(cfg),
 		signKey:     signingKeyKey(cfg.FileKey),
+		totpKey:     totpKeyOf(cfg.FileKey),
 		listeners:   cfg.Listeners,
 		throttle:    newThrottler(cfg.Throttle, store, n, now),
 	}

@@ -22,6 +22,11 @@ import (
 type AppStore interface {
 	InsertApp(ctx context.Context, app *App) error
 	ReplaceApp(ctx context.Context, app *App) error
+	// DeleteApp removes an application and its seller keys, so that no key
+	// of a deleted application is left to authenticate (the audit log
+	// stays). A store without transactions deletes the keys first: a crash
+	// between the two leaves the application without keys, never keys
+	// without their application.
 	DeleteApp(ctx context.Context, appID string) error
 	AppByID(ctx context.Context, appID string) (*App, error)
 	AppByKey(ctx context.Context, apiKey string) (*App, error)

@@ -13,20 +13,29 @@ import (
 
 // adminDoc is an administrator, by username.
 type adminDoc struct {
-	Username     string    `bson:"_id"`
-	PasswordHash string    `bson:"password_hash"`
-	TOTPSecret   string    `bson:"totp_secret"`
-	TOTPEnabled  bool      `bson:"totp_enabled"`
-	CreatedAt    time.Time `bson:"created_at"`
+	Username          string    `bson:"_id"`
+	PasswordHash      string    `bson:"password_hash"`
+	TOTPSecret        string    `bson:"totp_secret"`
+	TOTPEnabled       bool      `bson:"totp_enabled"`
+	PendingTOTPSecret string    `bson:"pending_totp_secret"`
+	CreatedAt         time.Time `bson:"created_at"`
 }
 
+// admin returns the administrator d holds. A document written before
+// pending secrets were kept apart holds an enrolment begun and not
+// confirmed as a totp_secret not enabled: that secret is the pending one.
 func (d *adminDoc) admin() *access.Admin {
-	return &access.Admin{Username: d.Username, PasswordHash: d.PasswordHash, TOTPSecret: d.TOTPSecret,
-		TOTPEnabled: d.TOTPEnabled, CreatedAt: d.CreatedAt.UTC()}
+	a := &access.Admin{Username: d.Username, PasswordHash: d.PasswordHash, TOTPSecret: d.TOTPSecret,
+		TOTPEnabled: d.TOTPEnabled, PendingTOTPSecret: d.PendingTOTPSecret, CreatedAt: d.CreatedAt.UTC()}
+	if !a.TOTPEnabled && a.TOTPSecret != "" && a.PendingTOTPSecret == "" {
+		a.TOTPSecret, a.PendingTOTPSecret = "", a.TOTPSecret
+	}
+	return a
 }
 
 func toAdminDoc(a *access.Admin) adminDoc {
-	return adminDoc{Username: a.Username, PasswordHash: a.PasswordHash, TOTPSecret: a.TOTPSecret, TOTPEnabled: a.TOTPEnabled, CreatedAt: a.CreatedAt}
+	return adminDoc{Username: a.Username, PasswordHash: a.PasswordHash, TOTPSecret: a.TOTPSecret, TOTPEnabled: a.TOTPEnabled,
+		PendingTOTPSecret: a.PendingTOTPSecret, CreatedAt: a.CreatedAt}
 }
 
 // InsertAdmin implements access.AdminStore.

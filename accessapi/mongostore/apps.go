@@ -2,6 +2,7 @@ package mongostore
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -56,8 +57,15 @@ func (s *Store) ReplaceApp(ctx context.Context, a *access.App) error {
 	return s.replaceExisting(ctx, collApps, bson.D{{Key: "_id", Value: a.ID}}, toAppDoc(a))
 }
 
-// DeleteApp implements access.AppStore.
+// DeleteApp implements access.AppStore without a transaction: the seller
+// keys first (by app_id, on the seller_keys index), then the application.
+// A crash between the two leaves an application without keys, whose
+// deletion the operator repeats; the other order could leave keys of a
+// deleted application (AuthenticateSellerKey refuses those too).
 func (s *Store) DeleteApp(ctx context.Context, appID string) error {
+	if err := s.deleteWhere(ctx, collSellerKeys, bsonEq("app_id", appID)); err != nil {
+		return fmt.Errorf("deleting the seller keys: %w", err)
+	}
 	return s.deleteByID(ctx, collApps, appID)
 }
 

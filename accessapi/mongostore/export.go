@@ -259,9 +259,11 @@ func (s *Store) importing(ctx context.Context) (bool, error) {
 }
 
 // checkEmpty returns access.ErrNotEmpty when any collection an import
-// writes, or the import marker, has a document.
+// writes, the seller keys (not exported, but a key would act on an
+// imported application of its app_id) or the import marker has a
+// document.
 func (s *Store) checkEmpty(ctx context.Context) error {
-	for _, coll := range append([]string{collImports}, importedColls...) {
+	for _, coll := range append([]string{collImports, collSellerKeys}, importedColls...) {
 		var raw bson.Raw
 		err := s.c(coll).FindOne(ctx, bson.D{}).Decode(&raw)
 		if isNotFound(mapErr(err)) {

@@ -10,8 +10,9 @@ import (
 
 // InsertAdmin implements access.AdminStore.
 func (s *Store) InsertAdmin(ctx context.Context, a *access.Admin) error {
-	_, err := s.exec(ctx, `INSERT INTO admins (username, password_hash, totp_secret, totp_enabled, created_at) VALUES (?, ?, ?, ?, ?)`,
-		a.Username, a.PasswordHash, a.TOTPSecret, boolInt(a.TOTPEnabled), ms(a.CreatedAt))
+	_, err := s.exec(ctx, `INSERT INTO admins (username, password_hash, totp_secret, totp_enabled, pending_totp_secret, created_at)
+		VALUES (?, ?, ?, ?, ?, ?)`,
+		a.Username, a.PasswordHash, a.TOTPSecret, boolInt(a.TOTPEnabled), a.PendingTOTPSecret, ms(a.CreatedAt))
 	return err
 }
 
@@ -19,8 +20,8 @@ func (s *Store) InsertAdmin(ctx context.Context, a *access.Admin) error {
 func (s *Store) AdminByName(ctx context.Context, username string) (*access.Admin, error) {
 	a := access.Admin{Username: username}
 	var enabled, created int64
-	err := s.queryRow(ctx, `SELECT password_hash, totp_secret, totp_enabled, created_at FROM admins WHERE username = ?`, username).
-		Scan(&a.PasswordHash, &a.TOTPSecret, &enabled, &created)
+	err := s.queryRow(ctx, `SELECT password_hash, totp_secret, totp_enabled, pending_totp_secret, created_at FROM admins WHERE username = ?`, username).
+		Scan(&a.PasswordHash, &a.TOTPSecret, &enabled, &a.PendingTOTPSecret, &created)
 	if err != nil {
 		return nil, mapErr(err)
 	}
@@ -30,13 +31,14 @@ func (s *Store) AdminByName(ctx context.Context, username string) (*access.Admin
 
 // ReplaceAdmin implements access.AdminStore.
 func (s *Store) ReplaceAdmin(ctx context.Context, a *access.Admin) error {
-	return mustAffect(s.exec(ctx, `UPDATE admins SET password_hash = ?, totp_secret = ?, totp_enabled = ? WHERE username = ?`,
-		a.PasswordHash, a.TOTPSecret, boolInt(a.TOTPEnabled), a.Username))
+	return mustAffect(s.exec(ctx, `UPDATE admins SET password_hash = ?, totp_secret = ?, totp_enabled = ?, pending_totp_secret = ?
+		WHERE username = ?`, a.PasswordHash, a.TOTPSecret, boolInt(a.TOTPEnabled), a.PendingTOTPSecret, a.Username))
 }
 
 // Admins implements access.AdminStore.
 func (s *Store) Admins(ctx context.Context) ([]access.Admin, error) {
-	rows, err := s.query(ctx, `SELECT username, password_hash, totp_secret, totp_enabled, created_at FROM admins ORDER BY username`)
+	rows, err := s.query(ctx, `SELECT username, password_hash, totp_secret, totp_enabled, pending_totp_secret, created_at FROM admins
+		ORDER BY username`)
 	if err != nil {
 		return nil, mapErr(err)
 	}
@@ -45,7 +47,7 @@ func (s *Store) Admins(ctx context.Context) ([]access.Admin, error) {
 	for rows.Next() {
 		var a access.Admin
 		var enabled, created int64
-		if err := rows.Scan(&a.Username, &a.PasswordHash, &a.TOTPSecret, &enabled, &created); err != nil {
+		if err := rows.Scan(&a.Username, &a.PasswordHash, &a.TOTPSecret, &enabled, &a.PendingTOTPSecret, &created); err != nil {
 			return nil, mapErr(err)
 		}
 		a.TOTPEnabled, a.CreatedAt = enabled != 0, fromMS(created)

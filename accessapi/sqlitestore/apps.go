@@ -51,10 +51,18 @@ func (s *Store) ReplaceApp(ctx context.Context, a *access.App) error {
 		max_sessions = ?, throttle = ?, offline_token_ttl_seconds = ? WHERE id = ?`, append(args[1:], a.ID)...))
 }
 
-// DeleteApp implements access.AppStore.
+// DeleteApp implements access.AppStore: the application and its seller
+// keys in one transaction.
 func (s *Store) DeleteApp(ctx context.Context, appID string) error {
-	_, err := s.exec(ctx, `DELETE FROM apps WHERE id = ?`, appID)
-	return err
+	return s.tx(ctx, func(ctx context.Context, tx *writeTx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM seller_keys WHERE app_id = ?`, appID); err != nil {
+			return fmt.Errorf("deleting the seller keys: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM apps WHERE id = ?`, appID); err != nil {
+			return fmt.Errorf("deleting the application: %w", err)
+		}
+		return nil
+	})
 }
 
 // AppByID implements access.AppStore.

@@ -211,10 +211,12 @@ func exportTableRows(ctx context.Context, tx *sql.Tx, t exportTable, emit func(*
 // importCacheKiB is the write connection's page cache during an import.
 const importCacheKiB = 128 << 10
 
-// dataTables are the tables an empty store has no rows in.
+// dataTables are the tables an empty store has no rows in. Seller keys
+// are not exported, but a store holding one is not empty: the key would
+// act on an imported application of its app_id.
 var dataTables = []string{"apps", "accounts", "users", "deleted_users", "bans", "last_logins", "ledger", "licenses",
 	"license_uses", "devices", "sessions", "variables", "files", "file_chunks", "signing_keys", "webhooks", "webhook_deliveries",
-	"webhook_attempts"}
+	"webhook_attempts", "seller_keys"}
 
 // Import implements access.Importer in one write transaction: nothing is
 // visible until every record is written, and a failure (or a crash) leaves

@@ -411,6 +411,21 @@ ALTER TABLE apps ADD COLUMN offline_token_ttl_seconds INTEGER NOT NULL DEFAULT 0
 ALTER TABLE webhooks ADD COLUMN previous_sealed_secret BLOB;
 ALTER TABLE webhooks ADD COLUMN previous_secret_until INTEGER NOT NULL DEFAULT 0;
 `,
+	// 11: deleting an application deletes its seller keys; the keys left
+	// by applications deleted before go now.
+	`
+DELETE FROM seller_keys WHERE app_id NOT IN (SELECT id FROM apps);
+`,
+	// 12: a TOTP enrolment's new secret is pending apart from the enabled
+	// one, which stays in force until it is confirmed. An enrolment begun
+	// before (a secret not yet enabled) moves to the pending column. The
+	// secrets are sealed by the service, which holds the file key: those
+	// stored in the clear are sealed when the administrator is next
+	// written.
+	`
+ALTER TABLE admins ADD COLUMN pending_totp_secret TEXT NOT NULL DEFAULT '';
+UPDATE admins SET pending_totp_secret = totp_secret, totp_secret = '' WHERE totp_enabled = 0 AND totp_secret != '';
+`,
 }
 
 // SchemaVersion is the schema version this build writes.

@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -17,16 +18,25 @@ func testAdmins(t *testing.T, s access.Store) {
 	if err := s.InsertAdmin(ctx, &access.Admin{Username: "alice", PasswordHash: "x", CreatedAt: epoch}); !errors.Is(err, access.ErrDuplicate) {
 		t.Fatalf("second alice: %v, want ErrDuplicate", err)
 	}
-	a.TOTPSecret, a.TOTPEnabled = "JBSWY3DPEHPK3PXP", true
-	must(t, s.ReplaceAdmin(ctx, a))
-	got, err := s.AdminByName(ctx, "alice")
-	must(t, err)
-	if got.PasswordHash != "h1" || got.TOTPSecret != "JBSWY3DPEHPK3PXP" || !got.TOTPEnabled || !got.CreatedAt.Equal(epoch) {
-		t.Fatalf("alice = %+v", got)
+	// The enabled and the pending secret are kept apart: a pending one
+	// without an enabled one, then both.
+	for _, want := range []access.Admin{
+		{TOTPSecret: "", TOTPEnabled: false, PendingTOTPSecret: "sealed1:pending"},
+		{TOTPSecret: "sealed1:enabled", TOTPEnabled: true, PendingTOTPSecret: "sealed1:pending"},
+		{TOTPSecret: "sealed1:enabled", TOTPEnabled: true, PendingTOTPSecret: ""},
+	} {
+		a.TOTPSecret, a.TOTPEnabled, a.PendingTOTPSecret = want.TOTPSecret, want.TOTPEnabled, want.PendingTOTPSecret
+		must(t, s.ReplaceAdmin(ctx, a))
+		got, err := s.AdminByName(ctx, "alice")
+		must(t, err)
+		if got.PasswordHash != "h1" || got.TOTPSecret != want.TOTPSecret || got.TOTPEnabled != want.TOTPEnabled ||
+			got.PendingTOTPSecret != want.PendingTOTPSecret || !got.CreatedAt.Equal(epoch) {
+			t.Fatalf("alice = %+v, want the secrets of %+v", got, want)
+		}
 	}
 	all, err := s.Admins(ctx)
 	must(t, err)
-	if len(all) != 2 || all[0].Username != "alice" || all[1].Username != "bob" {
+	if len(all) != 2 || all[0].Username != "alice" || all[1].Username != "bob" || all[0].TOTPSecret != "sealed1:enabled" {
 		t.Fatalf("Admins = %+v", all)
 	}
 	must(t, s.InsertTOTPStep(ctx, "alice", 42, epoch))
@@ -98,5 +108,31 @@ func testSellerKeys(t *testing.T, s access.Store) {
 	}
 	if err := s.DeleteSellerKey(ctx, "k1"); !errors.Is(err, access.ErrNotFound) {
 		t.Fatalf("revoking twice: %v, want ErrNotFound", err)
+	}
+}
+
+// testSellerKeysGoWithTheirApp: deleting an application deletes its seller
+// keys, and only its own.
+func testSellerKeysGoWithTheirApp(t *testing.T, s access.Store) {
+	ctx := context.Background()
+	a, b := newApp(t, s), newApp(t, s)
+	for i, appID := range []string{a.ID, a.ID, b.ID} {
+		must(t, s.InsertSellerKey(ctx, &access.SellerKey{ID: fmt.Sprintf("k%d", i), AppID: appID, Name: "shop",
+			Scopes: []string{"audit:read"}, SecretHash: fmt.Sprintf("s%d", i), CreatedAt: epoch}))
+	}
+	must(t, s.DeleteApp(ctx, a.ID))
+	for _, h := range []string{"s0", "s1"} {
+		_, err := s.SellerKeyByHash(ctx, h)
+		wantErr(t, err, access.ErrNotFound, "a key of the deleted application")
+	}
+	ks, err := s.SellerKeys(ctx, a.ID)
+	must(t, err)
+	if len(ks) != 0 {
+		t.Fatalf("the deleted application still lists keys %+v", ks)
+	}
+	got, err := s.SellerKeyByHash(ctx, "s2")
+	must(t, err)
+	if got.ID != "k2" || got.AppID != b.ID {
+		t.Fatalf("the other application's key = %+v", got)
 	}
 }

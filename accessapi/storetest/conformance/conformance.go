@@ -52,6 +52,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"Admins_TakenUsernameIsDuplicateTOTPStepAcceptedOnce", testAdmins},
 		{"AdminSessions_ByHashDeletedPerAdmin", testAdminSessions},
 		{"SellerKeys_ByHashPerAppLastUseRevoke", testSellerKeys},
+		{"DeleteApp_DeletesItsSellerKeysOnly", testSellerKeysGoWithTheirApp},
 		{"ChangeFeed_SixteenConcurrentAppendsGetOneGapFreeSequence", testFeedRace},
 		{"ChangeFeed_PruningKeepsTheNewestSoTheSequenceGoesOn", testFeedPrune},
 		{"UserState_ReadsUserBanAndLedgerInOneCall", testUserState},

@@ -177,6 +177,16 @@ func testExportImport(t *testing.T, newStore NewStore) {
 		wantErr(t, err, access.ErrNotEmpty, "import into a non-empty store")
 	})
 
+	t.Run("ImportIntoAStoreHoldingOnlyASellerKeyIsRefused", func(t *testing.T) {
+		// Seller keys are not exported; a key left in the store would act
+		// on the imported application of its app_id.
+		dst := newStore(t)
+		must(t, dst.InsertSellerKey(context.Background(), &access.SellerKey{ID: "k", AppID: "imported", Name: "shop",
+			Scopes: []string{access.ScopeAuditRead}, SecretHash: "s", CreatedAt: epoch}))
+		_, err := Import(t, dst, data)
+		wantErr(t, err, access.ErrNotEmpty, "import into a store holding a seller key")
+	})
+
 	t.Run("ImportedPendingDeliveriesAreNotDueUntilTheImportEnds", func(t *testing.T) {
 		testImportHidesDueDeliveries(t, newStore(t), lines[1:len(lines)-1])
 	})
