@@ -50,7 +50,7 @@ func TestDelivery_APendingDeliveryMovedByExportAndImportIsSentByTheNewStoresDisp
 			// The new server, with the same file key: import, then run
 			// its dispatcher.
 			dst := tt.dst(t)
-			if _, err := access.NewService(dst, access.Config{}).Import(ctx, &export); err != nil {
+			if _, err := access.NewService(dst, access.Config{FileKey: src.fileKey}).Import(ctx, &export); err != nil {
 				t.Fatalf("import: %v", err)
 			}
 			r := newRig(t, dst, src.fileKey, src.app.ID)
