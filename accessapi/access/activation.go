@@ -36,13 +36,17 @@ func (s *Service) SignUpWithLicense(ctx context.Context, app *App, code, hardwar
 		return nil, Invalid(fields...)
 	}
 	addr := clientNetwork(ctx)
-	if err := s.throttle.checkSignUp(app, addr); err != nil {
+	signUp, err := s.throttle.reserveSignUp(app, addr)
+	if err != nil {
 		return nil, err
 	}
-	if err := s.throttle.checkCode(app, addr); err != nil {
+	defer signUp.release()
+	attempt, err := s.throttle.reserveCode(app, addr)
+	if err != nil {
 		return nil, err
 	}
-	lic, err := s.licenseByCode(ctx, app, code)
+	defer attempt.release()
+	lic, err := s.licenseByCode(ctx, app, code, &attempt)
 	if err != nil {
 		return nil, err
 	}
@@ -53,14 +57,14 @@ func (s *Service) SignUpWithLicense(ctx context.Context, app *App, code, hardwar
 	}
 	if err := s.redeem(ctx, redemptionOf(use, lic.Grant)); err != nil {
 		if CodeOf(err) == CodeLicenseUsed {
-			s.throttle.failCode(ctx, app, clientNetwork(ctx))
+			attempt.failed(ctx)
 		}
 		return nil, err
 	}
+	signUp.keep() // the user exists
 	if err := s.checkDevice(ctx, app, userID, hardwareID); err != nil {
 		return nil, err
 	}
-	s.throttle.signedUp(app, addr)
 	s.emit(ctx, Event{Kind: EventUserSignedUp, AppID: app.ID, UserID: userID, Username: use.Username, LicenseID: lic.ID})
 	// The new user's ledger holds exactly this activation.
 	a := activationOf(use, lic.Grant)
@@ -85,9 +89,11 @@ func (s *Service) ActivateLicense(ctx context.Context, app *App, req ActivateReq
 	if len(fields) > 0 {
 		return nil, Invalid(fields...)
 	}
-	if err := s.throttle.checkCode(app, clientNetwork(ctx)); err != nil {
+	attempt, err := s.throttle.reserveCode(app, clientNetwork(ctx))
+	if err != nil {
 		return nil, err
 	}
+	defer attempt.release()
 	st, err := s.passwordUser(ctx, app, req.Username, req.Password, "")
 	if err != nil {
 		return nil, err
@@ -95,7 +101,7 @@ func (s *Service) ActivateLicense(ctx context.Context, app *App, req ActivateReq
 	if st.ban != nil {
 		return nil, errUserBanned
 	}
-	lic, err := s.licenseByCode(ctx, app, req.Code)
+	lic, err := s.licenseByCode(ctx, app, req.Code, &attempt)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +111,7 @@ func (s *Service) ActivateLicense(ctx context.Context, app *App, req ActivateReq
 	}
 	if err := s.redeem(ctx, redemptionOf(use, lic.Grant)); err != nil {
 		if CodeOf(err) == CodeLicenseUsed {
-			s.throttle.failCode(ctx, app, clientNetwork(ctx))
+			attempt.failed(ctx)
 		}
 		return nil, err
 	}
@@ -114,16 +120,16 @@ func (s *Service) ActivateLicense(ctx context.Context, app *App, req ActivateReq
 }
 
 // licenseByCode finds the application's license with this code.
-// An unknown code counts against the client's address (see throttle.go).
-func (s *Service) licenseByCode(ctx context.Context, app *App, code string) (*License, error) {
+// An unknown code is the attempt's failure (see throttle.go).
+func (s *Service) licenseByCode(ctx context.Context, app *App, code string, attempt *codeAttempt) (*License, error) {
 	id := s.licenseID(app.ID, code)
 	if id == "" {
-		s.throttle.failCode(ctx, app, clientNetwork(ctx))
+		attempt.failed(ctx)
 		return nil, errLicenseInvalid
 	}
 	lic, err := s.store.LicenseByID(ctx, id)
 	if errors.Is(err, ErrNotFound) {
-		s.throttle.failCode(ctx, app, clientNetwork(ctx))
+		attempt.failed(ctx)
 		return nil, errLicenseInvalid
 	}
 	return lic, wrapStore(err, "reading license")

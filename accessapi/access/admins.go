@@ -84,9 +84,11 @@ func (s *Service) SignInAdmin(ctx context.Context, username, password, code stri
 		return "", nil, errAdminSignIn
 	}
 	account, addr := throttleKey("admin", username), clientNetwork(ctx)
-	if err := s.throttle.checkPassword(ctx, adminThrottleApp, account, addr, ""); err != nil {
+	attempt, err := s.throttle.reservePassword(ctx, adminThrottleApp, account, addr, "")
+	if err != nil {
 		return "", nil, err
 	}
+	defer attempt.release(ctx)
 	a, err := s.store.AdminByName(ctx, username)
 	hash := ""
 	switch {
@@ -106,12 +108,12 @@ func (s *Service) SignInAdmin(ctx context.Context, username, password, code stri
 		}
 	}
 	if !ok {
-		if err := s.throttle.failPassword(ctx, adminThrottleApp, account, addr, ""); err != nil {
+		if err := attempt.failed(ctx, ""); err != nil {
 			return "", nil, err
 		}
 		return "", nil, errAdminSignIn
 	}
-	s.throttle.passwordOK(ctx, adminThrottleApp, account, addr, "")
+	attempt.succeeded(ctx, "")
 	token := randomToken("ds_", 32)
 	now := s.Now()
 	sess := &AdminSession{TokenHash: SecretHash(token), Username: a.Username, CreatedAt: now, ExpiresAt: now.Add(AdminSessionTTL)}

@@ -191,12 +191,13 @@ func (s *Service) session(ctx context.Context, appID string, token secretDigest)
 // that was activated by an existing account is not a way into that account,
 // and is refused exactly like an unknown code.
 func (s *Service) licenseUser(ctx context.Context, app *App, code string) (*userState, error) {
-	addr := clientNetwork(ctx)
-	if err := s.throttle.checkCode(app, addr); err != nil {
+	attempt, err := s.throttle.reserveCode(app, clientNetwork(ctx))
+	if err != nil {
 		return nil, err
 	}
+	defer attempt.release()
 	refuse := func() (*userState, error) {
-		s.throttle.failCode(ctx, app, addr)
+		attempt.failed(ctx)
 		return nil, errInvalidCredentials
 	}
 	id := s.licenseID(app.ID, code)
@@ -245,14 +246,16 @@ func (s *Service) passwordUser(ctx context.Context, app *App, username, password
 	}
 	key := UsernameKey(username)
 	account, addr := throttleKey("account", app.ID, key), clientNetwork(ctx)
-	if err := s.throttle.checkPassword(ctx, app, account, addr, hwid); err != nil {
+	attempt, err := s.throttle.reservePassword(ctx, app, account, addr, hwid)
+	if err != nil {
 		return nil, err
 	}
+	defer attempt.release(ctx)
 	ck := s.credentialKey(app.ID, key, password)
 	if c, ok := s.creds.get(ck); ok {
 		st, err := s.state(ctx, app.ID, c.userID)
 		if err == nil {
-			s.throttle.passwordOK(ctx, app, account, addr, hwid)
+			attempt.succeeded(ctx, hwid)
 			return st, nil
 		}
 		if !errors.Is(err, ErrNotFound) {
@@ -278,7 +281,7 @@ func (s *Service) passwordUser(ctx context.Context, app *App, username, password
 		if acct != nil {
 			userID = acct.ID
 		}
-		if err := s.throttle.failPassword(ctx, app, account, addr, userID); err != nil {
+		if err := attempt.failed(ctx, userID); err != nil {
 			return nil, err
 		}
 		return nil, errInvalidCredentials
@@ -298,6 +301,6 @@ func (s *Service) passwordUser(ctx context.Context, app *App, username, password
 		return nil, err
 	}
 	s.creds.setStamped(ck, credential{userID: acct.ID}, stamp)
-	s.throttle.passwordOK(ctx, app, account, addr, hwid)
+	attempt.succeeded(ctx, hwid)
 	return st, nil
 }

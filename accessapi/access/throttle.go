@@ -13,7 +13,9 @@ import (
 // past a number of free failures, makes the next attempt wait, doubling the
 // wait with each further failure. A throttled attempt is refused before any
 // hash is computed (429 too_many_attempts with Retry-After), and is not
-// counted. The counters:
+// counted. An attempt that goes ahead is counted at once, in the same step
+// as its check (see throttler.go), and forgiven if it succeeds, so that
+// attempts sent at once share the free ones. The counters:
 //
 //   - per account and address: the owner mistyping from their machine;
 //   - per address, across accounts: credential stuffing from one place;
@@ -131,7 +133,8 @@ func (p ThrottlePolicy) retryIn(n, free int, last, now time.Time) time.Duration 
 // AttemptStore keeps the per-account failures and the sources (addresses
 // and hardware ids) that logged in to an account, so that every instance
 // throttles alike. Keys and sources are hashes. Each failure is its own
-// record: no counter is read, changed and written back.
+// record: no counter is read, changed and written back. (A forgiven
+// attempt is a failure recorded under another key; see forgivenKey.)
 type AttemptStore interface {
 	AddFailure(ctx context.Context, key string, at time.Time) error
 	// Failures counts the key's failures since a time and gives the last.

@@ -37,49 +37,220 @@ const (
 	kindSignUp   = "sign-up" // accounts an address created
 )
 
-// checkPassword refuses a password attempt on account (a throttleKey) from
-// addr, with hardware id hwid, while any of its counters makes it wait.
-func (t *throttler) checkPassword(ctx context.Context, app *App, account, addr, hwid string) error {
+// A password attempt is counted when it is checked (reservePassword), not
+// after the hash: the check and the count are one step, so that N attempts
+// sent at once are judged as if they came one after another, and only the
+// free ones are evaluated. The attempt then ends in exactly one of failed,
+// succeeded or release (an error that says nothing about the password).
+//
+// In memory, the (account, address) and address counters hold the attempt
+// as pending under their shard's lock. In the store, an attempt from a
+// source the account does not know is recorded as a failure before the
+// hash; a success (or a refusal at the gate, below) then records a
+// forgiveness of it under the account's forgiveness key, with the same
+// time, so that both leave the window together. Each is an insert of its
+// own document: nothing is read, changed and written back, which keeps the
+// count right on a store without transactions (MongoDB).
+type passwordAttempt struct {
+	t       *throttler
+	app     *App
+	p       ThrottlePolicy
+	account string
+	addr    string
+	// stored is set when the attempt is recorded in the store (a source
+	// the account does not know); at is the record's time and n the
+	// account's count with it.
+	stored bool
+	at     time.Time
+	n      int
+	done   bool
+}
+
+// reservePassword checks and counts a password attempt on account (a
+// throttleKey) from addr, with hardware id hwid: it is refused while any
+// of its counters makes it wait (counting the attempts in flight as
+// failures), and otherwise counted.
+func (t *throttler) reservePassword(ctx context.Context, app *App, account, addr, hwid string) (passwordAttempt, error) {
 	p, now := t.policy(app), t.now()
+	a := passwordAttempt{t: t, app: app, p: p, account: account, addr: addr}
+	if wait := t.memory.reserve(kindPair, app.ID, pairKey(account, addr), p, p.AccountAddressFree, now); wait > 0 {
+		return a, errTooManyAttempts(wait)
+	}
+	if wait := t.memory.reserve(kindPassword, app.ID, addr, p, p.AddressFree, now); wait > 0 {
+		t.memory.settle(kindPair, app.ID, pairKey(account, addr), p, p.AccountAddressFree, now, forgiven)
+		return a, errTooManyAttempts(wait)
+	}
 	hwid = deviceSource(app, hwid)
-	wait := max(t.memory.retryIn(kindPair, app.ID, account+addr, p, p.AccountAddressFree, now),
-		t.memory.retryIn(kindPassword, app.ID, addr, p, p.AddressFree, now))
-	if wait > 0 {
-		return errTooManyAttempts(wait)
+	if addr == "" && hwid == "" {
+		// A call from inside the process: checked against the account's
+		// counter, and a failure counted after the hash.
+		n, last, err := t.storeFailures(ctx, account, now.Add(-p.Window), p.AccountFree-1)
+		if err != nil {
+			return a, err
+		}
+		if wait := p.retryIn(n, p.AccountFree, last, now); wait > 0 {
+			return a, errTooManyAttempts(wait)
+		}
+		return a, nil
 	}
 	if t.isKnown(ctx, account, addr, hwid) {
+		return a, nil
+	}
+	n, err := t.reserveStored(ctx, p, account, now)
+	if err != nil {
+		a.settleMemory(forgiven)
+		return a, err
+	}
+	a.stored, a.at, a.n = true, now, n
+	return a, nil
+}
+
+// pairKey names the (account, address) counter; a request without an
+// address (from inside the process) has none, so it is not counted.
+func pairKey(account, addr string) string {
+	if addr == "" {
+		return ""
+	}
+	return account + addr
+}
+
+// reserveStored counts an attempt from an unknown source in the account's
+// stored counter: a read refuses a waiting account without writing; then
+// the attempt is recorded, and the count read again (with every attempt
+// recorded meanwhile, on any instance) decides. It goes ahead when the
+// count with it is within the free failures, or, past them, when no other
+// attempt was recorded since the first read. Otherwise it is forgiven and
+// refused: attempts that race are refused rather than all let through.
+func (t *throttler) reserveStored(ctx context.Context, p ThrottlePolicy, account string, now time.Time) (int, error) {
+	free, since := p.AccountFree, now.Add(-p.Window)
+	n1, last, err := t.storeFailures(ctx, account, since, free-1)
+	if err != nil {
+		return 0, err
+	}
+	if wait := p.retryIn(n1, free, last, now); wait > 0 {
+		return 0, errTooManyAttempts(wait)
+	}
+	if err := t.store.AddFailure(ctx, account, now); err != nil {
+		return 0, wrapStore(err, "recording an attempt")
+	}
+	limit := max(free, n1+1)
+	n2, _, err := t.storeFailures(ctx, account, since, limit)
+	if err == nil && n2 <= limit {
+		return n2, nil
+	}
+	t.forgive(ctx, account, now)
+	if err != nil {
+		return 0, err
+	}
+	return 0, errTooManyAttempts(p.wait(n2, free))
+}
+
+// storeFailures is the account's count of failures since a time, less the
+// forgiven ones, and the time of the last record (forgiven or not, so a
+// wait may start a little later than the last failure). Forgiveness is read
+// only when the count exceeds atMost, and then before the failures are
+// read again, so that the count is never below the truth.
+func (t *throttler) storeFailures(ctx context.Context, account string, since time.Time, atMost int) (int, time.Time, error) {
+	n, last, err := t.store.Failures(ctx, account, since)
+	if err != nil || n <= atMost {
+		return n, last, wrapStore(err, "reading failed attempts")
+	}
+	f, _, err := t.store.Failures(ctx, forgivenKey(account), since)
+	if err != nil {
+		return 0, time.Time{}, wrapStore(err, "reading failed attempts")
+	}
+	if f == 0 {
+		return n, last, nil
+	}
+	if n, last, err = t.store.Failures(ctx, account, since); err != nil {
+		return 0, time.Time{}, wrapStore(err, "reading failed attempts")
+	}
+	return max(n-f, 0), last, nil
+}
+
+// forgive records that the attempt recorded at this time was no failure.
+// It is written even when the request was cancelled; a forgiveness that is
+// lost leaves one failure counted.
+func (t *throttler) forgive(ctx context.Context, account string, at time.Time) {
+	_ = t.store.AddFailure(context.WithoutCancel(ctx), forgivenKey(account), at)
+}
+
+// forgivenKey is the key under which an account's forgiven attempts are
+// recorded (as failures of that key).
+func forgivenKey(account string) string { return throttleKey("forgiven", account) }
+
+// failed counts the attempt as a wrong password; userID names the
+// account's user when there is one.
+func (a *passwordAttempt) failed(ctx context.Context, userID string) error {
+	if a.done {
 		return nil
 	}
-	n, last, err := t.store.Failures(ctx, account, now.Add(-p.Window))
-	if err != nil {
-		return wrapStore(err, "reading failed attempts")
+	a.done = true
+	t, app, p := a.t, a.app, a.p
+	now := t.now()
+	if n := t.memory.settle(kindPair, app.ID, pairKey(a.account, a.addr), p, p.AccountAddressFree, now, failed); startsHolding(n, p.AccountAddressFree) {
+		t.tell(ctx, app, ThrottledAccountAddress, a.account, userID, n)
 	}
-	if wait := p.retryIn(n, p.AccountFree, last, now); wait > 0 {
-		return errTooManyAttempts(wait)
+	if n := t.memory.settle(kindPassword, app.ID, a.addr, p, p.AddressFree, now, failed); startsHolding(n, p.AddressFree) {
+		t.tell(ctx, app, ThrottledAddress, a.addr, "", n)
+	}
+	n := a.n
+	if !a.stored {
+		// A known source (or a call from inside the process) is not held
+		// back by the account's counter, so its failure is recorded now.
+		if err := t.store.AddFailure(ctx, a.account, now); err != nil {
+			return wrapStore(err, "recording a failed attempt")
+		}
+		// One more read per failure (which already cost a hash) tells when
+		// the account's own counter begins holding back unknown sources.
+		var err error
+		if n, _, err = t.storeFailures(ctx, a.account, now.Add(-p.Window), p.AccountFree-1); err != nil {
+			n = 0
+		}
+	}
+	if startsHolding(n, p.AccountFree) {
+		t.tell(ctx, app, ThrottledAccount, a.account, userID, n)
 	}
 	return nil
 }
 
-// failPassword counts a wrong password for account (a throttleKey) from
-// addr; userID names the account's user when there is one.
-func (t *throttler) failPassword(ctx context.Context, app *App, account, addr, userID string) error {
-	now := t.now()
-	p := t.policy(app)
-	if n := t.memory.fail(kindPair, app.ID, account+addr, p, now); startsHolding(n, p.AccountAddressFree) {
-		t.tell(ctx, app, ThrottledAccountAddress, account, userID, n)
+// succeeded records a verified password: the attempt is forgiven, the
+// pair's failures too, and the address and hardware id become known to the
+// account. The account's own counter is left to expire, so the owner's
+// success does not reset an attacker's wait.
+func (a *passwordAttempt) succeeded(ctx context.Context, hwid string) {
+	if a.done {
+		return
 	}
-	if n := t.memory.fail(kindPassword, app.ID, addr, p, now); startsHolding(n, p.AddressFree) {
-		t.tell(ctx, app, ThrottledAddress, addr, "", n)
+	a.done = true
+	a.settleMemory(cleared)
+	if a.stored {
+		a.t.forgive(ctx, a.account, a.at)
 	}
-	if err := t.store.AddFailure(ctx, account, now); err != nil {
-		return wrapStore(err, "recording a failed attempt")
+	a.t.remember(ctx, a.account, a.addr, deviceSource(a.app, hwid))
+}
+
+// release ends an attempt that neither failed nor succeeded (an error on
+// the way): it is forgiven. It does nothing after failed or succeeded, so
+// it can be deferred.
+func (a *passwordAttempt) release(ctx context.Context) {
+	if a.done || a.t == nil {
+		return
 	}
-	// One more read per failure (which already cost a hash) tells when the
-	// account's own counter begins holding back unknown sources.
-	if n, _, err := t.store.Failures(ctx, account, now.Add(-p.Window)); err == nil && startsHolding(n, p.AccountFree) {
-		t.tell(ctx, app, ThrottledAccount, account, userID, n)
+	a.done = true
+	a.settleMemory(forgiven)
+	if a.stored {
+		a.t.forgive(ctx, a.account, a.at)
 	}
-	return nil
+}
+
+func (a *passwordAttempt) settleMemory(how settlement) {
+	now := a.t.now()
+	a.t.memory.settle(kindPair, a.app.ID, pairKey(a.account, a.addr), a.p, a.p.AccountAddressFree, now, how)
+	if how == cleared {
+		how = forgiven // a success forgives the pair, not the address
+	}
+	a.t.memory.settle(kindPassword, a.app.ID, a.addr, a.p, a.p.AddressFree, now, how)
 }
 
 // The counters of EventLoginThrottled (Event.Change).
@@ -103,15 +274,6 @@ func (t *throttler) tell(ctx context.Context, app *App, counter, target, userID 
 	}
 	t.held(ctx, Event{Kind: EventLoginThrottled, AppID: app.ID, UserID: userID, Target: target, Change: counter,
 		After: map[string]any{"counter": counter, "failures": failures}})
-}
-
-// passwordOK records a verified password: the pair's failures are
-// forgiven, and the address and hardware id become known to the account.
-// The account's own counter is left to expire, so the owner's success does
-// not reset an attacker's wait.
-func (t *throttler) passwordOK(ctx context.Context, app *App, account, addr, hwid string) {
-	t.memory.clear(kindPair, app.ID, account+addr)
-	t.remember(ctx, account, addr, deviceSource(app, hwid))
 }
 
 // remember makes addr and hwid known sources of account.
@@ -154,26 +316,54 @@ func sources(addr, hwid string) []string {
 	return out
 }
 
-// checkCode refuses a license code attempt from addr while its failures
-// make it wait; failCode counts an unknown or used code.
-func (t *throttler) checkCode(app *App, addr string) error {
-	p := t.policy(app)
-	if wait := t.memory.retryIn(kindCode, app.ID, addr, p, p.CodeFree, t.now()); wait > 0 {
-		return errTooManyAttempts(wait)
-	}
-	return nil
+// A codeAttempt is a license code attempt from an address, counted as
+// pending when it was checked (reserveCode); it ends in failed or release.
+type codeAttempt struct {
+	t    *throttler
+	app  *App
+	addr string
+	done bool
 }
 
-func (t *throttler) failCode(ctx context.Context, app *App, addr string) {
+// reserveCode refuses a license code attempt from addr while its failures
+// (and the attempts in flight) make it wait, and otherwise counts it.
+func (t *throttler) reserveCode(app *App, addr string) (codeAttempt, error) {
 	p := t.policy(app)
-	if n := t.memory.fail(kindCode, app.ID, addr, p, t.now()); startsHolding(n, p.CodeFree) {
-		t.tell(ctx, app, ThrottledLicenseCode, addr, "", n)
+	if wait := t.memory.reserve(kindCode, app.ID, addr, p, p.CodeFree, t.now()); wait > 0 {
+		return codeAttempt{}, errTooManyAttempts(wait)
+	}
+	return codeAttempt{t: t, app: app, addr: addr}, nil
+}
+
+// failed counts an unknown or used code.
+func (a *codeAttempt) failed(ctx context.Context) {
+	if a.done || a.t == nil {
+		return
+	}
+	a.done = true
+	p := a.t.policy(a.app)
+	if n := a.t.memory.settle(kindCode, a.app.ID, a.addr, p, p.CodeFree, a.t.now(), failed); startsHolding(n, p.CodeFree) {
+		a.t.tell(ctx, a.app, ThrottledLicenseCode, a.addr, "", n)
 	}
 }
 
-// checkSecret and failSecret do the same for application secrets, per
-// address across keys. The application is not known yet, so the global
-// policy applies.
+// release forgives an attempt that did not fail; it does nothing after
+// failed, so it can be deferred.
+func (a *codeAttempt) release() {
+	if a.done || a.t == nil {
+		return
+	}
+	a.done = true
+	p := a.t.policy(a.app)
+	a.t.memory.settle(kindCode, a.app.ID, a.addr, p, p.CodeFree, a.t.now(), forgiven)
+}
+
+// checkSecret and failSecret throttle application and seller key secrets,
+// per address across keys. The application is not known yet, so the
+// global policy applies. Unlike passwords and codes, a secret's attempt is
+// counted after it is checked: the check is on every request's path (a
+// read lock), a secret is 256 random bits compared by its SHA-256 (no slow
+// step to race through), and a burst of guesses gains nothing.
 func (t *throttler) checkSecret(addr string) error {
 	p := t.global
 	if wait := t.memory.retryIn(kindSecret, "", addr, p, p.SecretFree, t.now()); wait > 0 {
@@ -182,28 +372,50 @@ func (t *throttler) checkSecret(addr string) error {
 	return nil
 }
 
-func (t *throttler) failSecret(addr string) { t.memory.fail(kindSecret, "", addr, t.global, t.now()) }
-
-// checkSignUp refuses an account creation from addr once the address
-// created SignUpsPerAddress accounts within Window; signedUp counts one.
-func (t *throttler) checkSignUp(app *App, addr string) error {
-	p := t.policy(app)
-	if wait := t.memory.quotaWait(kindSignUp, app.ID, addr, p, t.now()); wait > 0 {
-		return errTooManyAttempts(wait)
-	}
-	return nil
+func (t *throttler) failSecret(addr string) {
+	t.memory.fail(kindSecret, "", addr, t.global, t.global.SecretFree, t.now())
 }
 
-func (t *throttler) signedUp(app *App, addr string) {
-	t.memory.count(kindSignUp, app.ID, addr, t.policy(app), t.now())
+// reserveSignUp refuses an account creation from addr once the address
+// created (or is creating) SignUpsPerAddress accounts within Window, and
+// otherwise counts it at once: the reservation is the count. A sign-up
+// that stops before an account exists gives it back (signUpAttempt.release).
+func (t *throttler) reserveSignUp(app *App, addr string) (signUpAttempt, error) {
+	p := t.policy(app)
+	first, wait := t.memory.reserveQuota(kindSignUp, app.ID, addr, p, t.now())
+	if wait > 0 {
+		return signUpAttempt{}, errTooManyAttempts(wait)
+	}
+	return signUpAttempt{t: t, app: app, addr: addr, first: first}, nil
+}
+
+// A signUpAttempt is a counted sign-up; keep ends it as counted (an account
+// was created, or a taken name was tried), release gives it back.
+type signUpAttempt struct {
+	t     *throttler
+	app   *App
+	addr  string
+	first time.Time
+	done  bool
+}
+
+func (a *signUpAttempt) keep() { a.done = true }
+
+func (a *signUpAttempt) release() {
+	if a.done || a.t == nil {
+		return
+	}
+	a.done = true
+	a.t.memory.unreserveQuota(kindSignUp, a.app.ID, a.addr, a.first)
 }
 
 // addressCounters are this instance's per-address counters. They are
 // sharded to keep the hot path's lock short, and bounded: past the bound,
-// expired counters go first, then arbitrary ones, so a spray of addresses
-// costs bounded memory (and can only evict per-address counters; the
-// per-account ones are in the store). Requests without an address (calls
-// from inside the process) are not counted.
+// expired counters go first, then those that hold no one back, then
+// arbitrary ones, so a spray of addresses costs bounded memory (and can
+// only evict per-address counters; the per-account ones are in the store).
+// Requests without an address (calls from inside the process) are not
+// counted.
 type addressCounters struct {
 	seed     maphash.Seed
 	perShard int
@@ -215,9 +427,15 @@ type counterShard struct {
 	m  map[string]counter
 }
 
+// A counter holds n failures (or, for a quota, n counts), the last at
+// last, and pending attempts in flight, counted when they were checked and
+// not yet settled. holds is when it stops holding back an attempt, as of
+// its last change (zero: it holds back no one); eviction spares those that
+// hold back.
 type counter struct {
-	n           int
+	n, pending  int
 	first, last time.Time
+	holds       time.Time
 }
 
 func newAddressCounters(limit int) *addressCounters {
@@ -242,6 +460,26 @@ func (c *addressCounters) get(key string) (counter, bool) {
 	return v, ok
 }
 
+// wait is how long from now an attempt on v must wait: the attempts
+// in flight count as failures that happen now, so that, of attempts sent
+// at once, only the free ones go ahead (past them, one at a time).
+func (v counter) wait(p ThrottlePolicy, free int, now time.Time) time.Duration {
+	last := v.last
+	if v.pending > 0 {
+		last = now
+	}
+	return p.retryIn(v.n+v.pending, free, last, now)
+}
+
+// expire forgets failures older than the window.
+func (v *counter) expire(p ThrottlePolicy, now time.Time) {
+	if v.n > 0 && now.Sub(v.last) >= p.Window {
+		v.n, v.holds = 0, time.Time{}
+	}
+}
+
+// retryIn is the wait of a check that does not count (application
+// secrets, whose failures are counted by fail).
 func (c *addressCounters) retryIn(kind, scope, addr string, p ThrottlePolicy, free int, now time.Time) time.Duration {
 	if addr == "" {
 		return 0
@@ -250,34 +488,13 @@ func (c *addressCounters) retryIn(kind, scope, addr string, p ThrottlePolicy, fr
 	if !ok {
 		return 0
 	}
-	return p.retryIn(v.n, free, v.last, now)
+	return v.wait(p, free, now)
 }
 
-// quotaWait is the wait of a fixed-window quota of SignUpsPerAddress.
-func (c *addressCounters) quotaWait(kind, scope, addr string, p ThrottlePolicy, now time.Time) time.Duration {
-	if addr == "" {
-		return 0
-	}
-	v, ok := c.get(counterKey(kind, scope, addr))
-	if !ok || now.Sub(v.first) >= p.Window || v.n < p.SignUpsPerAddress {
-		return 0
-	}
-	return v.first.Add(p.Window).Sub(now)
-}
-
-// fail counts a failure; count is the same for the quota, whose window
-// starts at its first count.
-func (c *addressCounters) fail(kind, scope, addr string, p ThrottlePolicy, now time.Time) int {
-	return c.add(kind, scope, addr, now, func(v counter) bool { return now.Sub(v.last) >= p.Window })
-}
-
-func (c *addressCounters) count(kind, scope, addr string, p ThrottlePolicy, now time.Time) {
-	_ = c.add(kind, scope, addr, now, func(v counter) bool { return now.Sub(v.first) >= p.Window })
-}
-
-// add counts one and returns the counter's new value (0 when addr is
-// empty: nothing is counted).
-func (c *addressCounters) add(kind, scope, addr string, now time.Time, stale func(counter) bool) int {
+// reserve refuses an attempt while the counter makes it wait, and
+// otherwise counts it as pending, in one step under the shard's lock. The
+// attempt must be settled (settle) once its outcome is known.
+func (c *addressCounters) reserve(kind, scope, addr string, p ThrottlePolicy, free int, now time.Time) time.Duration {
 	if addr == "" {
 		return 0
 	}
@@ -286,38 +503,151 @@ func (c *addressCounters) add(kind, scope, addr string, now time.Time, stale fun
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v, ok := s.m[key]
-	if !ok || stale(v) {
+	v.expire(p, now)
+	if wait := v.wait(p, free, now); wait > 0 {
+		return wait
+	}
+	if !ok && len(s.m) >= c.perShard {
+		c.shrinkLocked(s, now)
+	}
+	v.pending++
+	s.m[key] = v
+	return 0
+}
+
+// How an attempt counted by reserve ends.
+type settlement int
+
+const (
+	failed   settlement = iota // a failure: counted, the wait starts now
+	forgiven                   // not a failure: as if it never came
+	cleared                    // a success that forgives the counter's failures too
+)
+
+// settle ends a pending attempt and returns the counter's failures (0
+// when addr is empty: nothing is counted).
+func (c *addressCounters) settle(kind, scope, addr string, p ThrottlePolicy, free int, now time.Time, how settlement) int {
+	if addr == "" {
+		return 0
+	}
+	key := counterKey(kind, scope, addr)
+	s := c.shard(key)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.m[key]
+	if !ok && how != failed {
+		return 0 // evicted meanwhile, or cleared by a success
+	}
+	v.pending = max(v.pending-1, 0)
+	switch how {
+	case failed:
+		if !ok && len(s.m) >= c.perShard {
+			c.shrinkLocked(s, now)
+		}
+		v.expire(p, now)
+		v.n++
+		v.last = now
+		if v.n >= free {
+			v.holds = now.Add(p.wait(v.n, free))
+		}
+	case cleared:
+		v.n, v.holds = 0, time.Time{}
+	}
+	if v.n == 0 && v.pending == 0 {
+		delete(s.m, key)
+		return 0
+	}
+	s.m[key] = v
+	return v.n
+}
+
+// fail counts a failure that was not reserved (application secrets).
+func (c *addressCounters) fail(kind, scope, addr string, p ThrottlePolicy, free int, now time.Time) {
+	if addr == "" {
+		return
+	}
+	key := counterKey(kind, scope, addr)
+	s := c.shard(key)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.m[key]
+	if !ok && len(s.m) >= c.perShard {
+		c.shrinkLocked(s, now)
+	}
+	v.expire(p, now)
+	v.n++
+	v.last = now
+	if v.n >= free {
+		v.holds = now.Add(p.wait(v.n, free))
+	}
+	s.m[key] = v
+}
+
+// reserveQuota counts one against a fixed-window quota of
+// SignUpsPerAddress, whose window starts at its first count, unless the
+// quota is used up: then it returns the wait until the window ends. first
+// names the window the count went to, for unreserveQuota.
+func (c *addressCounters) reserveQuota(kind, scope, addr string, p ThrottlePolicy, now time.Time) (first time.Time, wait time.Duration) {
+	if addr == "" {
+		return time.Time{}, 0
+	}
+	key := counterKey(kind, scope, addr)
+	s := c.shard(key)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.m[key]
+	if !ok || now.Sub(v.first) >= p.Window {
 		if !ok && len(s.m) >= c.perShard {
 			c.shrinkLocked(s, now)
 		}
 		v = counter{first: now}
 	}
+	if v.n >= p.SignUpsPerAddress {
+		return time.Time{}, v.first.Add(p.Window).Sub(now)
+	}
 	v.n++
 	v.last = now
+	if v.n >= p.SignUpsPerAddress {
+		v.holds = v.first.Add(p.Window)
+	}
 	s.m[key] = v
-	return v.n
+	return v.first, 0
 }
 
-func (c *addressCounters) clear(kind, scope, addr string) {
+// unreserveQuota gives back a count of the window that began at first
+// (nothing when that window is over).
+func (c *addressCounters) unreserveQuota(kind, scope, addr string, first time.Time) {
 	if addr == "" {
 		return
 	}
 	key := counterKey(kind, scope, addr)
-	if _, ok := c.get(key); !ok {
-		return // the common case, under a read lock only
-	}
 	s := c.shard(key)
 	s.mu.Lock()
-	delete(s.m, key)
-	s.mu.Unlock()
+	defer s.mu.Unlock()
+	v, ok := s.m[key]
+	if !ok || !v.first.Equal(first) || v.n == 0 {
+		return
+	}
+	v.n--
+	v.holds = time.Time{}
+	s.m[key] = v
 }
 
 // shrinkLocked frees an eighth of a full shard: counters idle for longer
-// than the longest window first, then arbitrary ones.
+// than the longest window first, then those that hold no one back (no
+// attempt in flight, no wait running), then arbitrary ones.
 func (c *addressCounters) shrinkLocked(s *counterShard, now time.Time) {
 	target := c.perShard - c.perShard/8 - 1
 	for k, v := range s.m {
-		if now.Sub(v.last) >= DefaultThrottlePolicy.MaxDelay+DefaultThrottlePolicy.Window {
+		if v.pending == 0 && now.Sub(v.last) >= DefaultThrottlePolicy.MaxDelay+DefaultThrottlePolicy.Window {
+			delete(s.m, k)
+		}
+	}
+	for k, v := range s.m {
+		if len(s.m) <= target {
+			return
+		}
+		if v.pending == 0 && !now.Before(v.holds) {
 			delete(s.m, k)
 		}
 	}

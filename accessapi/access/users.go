@@ -46,15 +46,17 @@ func (s *Service) SignUp(ctx context.Context, app *App, req SignUpRequest) (*Use
 		return nil, Invalid(fields...)
 	}
 	addr := clientNetwork(ctx)
-	if err := s.throttle.checkSignUp(app, addr); err != nil {
+	signUp, err := s.throttle.reserveSignUp(app, addr)
+	if err != nil {
 		return nil, err
 	}
+	defer signUp.release()
 	// A taken name is refused before the hash, and counts against the
 	// address like a sign-up: probing names or filling the hash queue with
 	// sign-ups of a taken name costs the attacker its quota.
 	taken := Refusal(CodeUsernameTaken, "The username is already taken.")
 	if _, err := s.store.AccountByName(ctx, app.ID, UsernameKey(req.Username)); err == nil {
-		s.throttle.signedUp(app, addr)
+		signUp.keep()
 		return nil, taken
 	} else if !errors.Is(err, ErrNotFound) {
 		return nil, wrapStore(err, "reading account")
@@ -66,18 +68,18 @@ func (s *Service) SignUp(ctx context.Context, app *App, req SignUpRequest) (*Use
 	u := &User{ID: uuid.NewString(), AppID: app.ID, Username: req.Username, PasswordHash: hash, CreatedAt: s.Now()}
 	if err := s.store.InsertAccount(ctx, u); err != nil {
 		if errors.Is(err, ErrDuplicate) {
-			s.throttle.signedUp(app, addr)
+			signUp.keep()
 			return nil, taken
 		}
 		return nil, wrapStore(err, "creating account")
 	}
+	signUp.keep() // the account exists
 	if err := s.ensureUser(ctx, u); err != nil {
 		return nil, err
 	}
 	if err := s.checkDevice(ctx, app, u.ID, req.HardwareID); err != nil {
 		return nil, err
 	}
-	s.throttle.signedUp(app, addr)
 	s.throttle.remember(ctx, throttleKey("account", app.ID, UsernameKey(u.Username)), addr, deviceSource(app, req.HardwareID))
 	s.emit(ctx, Event{Kind: EventUserSignedUp, AppID: app.ID, UserID: u.ID, Username: u.Username})
 	return &UserView{ID: u.ID, AppID: app.ID, Username: u.Username}, nil

@@ -1,0 +1,41 @@
+package access
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+// TestAddressCounters_EvictionSparesCountersThatHoldBack: when the
+// per-address counters are full, a spray of new addresses evicts counters
+// that hold no one back, not the one making a guesser wait, nor one with
+// an attempt in flight.
+func TestAddressCounters_EvictionSparesCountersThatHoldBack(t *testing.T) {
+	c := newAddressCounters(0) // 64 a shard
+	p, now := DefaultThrottlePolicy, time.Now()
+	for range p.CodeFree + 3 {
+		if c.reserve(kindCode, "app", "guesser", p, p.CodeFree, now) != 0 {
+			break
+		}
+		c.settle(kindCode, "app", "guesser", p, p.CodeFree, now, failed)
+	}
+	before := c.retryIn(kindCode, "app", "guesser", p, p.CodeFree, now)
+	if before == 0 {
+		t.Fatal("the guesser is not held back")
+	}
+	if c.reserve(kindPassword, "app", "in-flight", p, p.AddressFree, now) != 0 {
+		t.Fatal("a first attempt was refused")
+	}
+	// Each of these fails once: under its free allowance, holding no one.
+	for i := range 16 * 64 * 8 {
+		addr := fmt.Sprintf("spray-%d", i)
+		c.reserve(kindCode, "app", addr, p, p.CodeFree, now)
+		c.settle(kindCode, "app", addr, p, p.CodeFree, now, failed)
+	}
+	if got := c.retryIn(kindCode, "app", "guesser", p, p.CodeFree, now); got != before {
+		t.Fatalf("after the spray the guesser waits %v, want %v", got, before)
+	}
+	if v, ok := c.get(counterKey(kindPassword, "app", "in-flight")); !ok || v.pending != 1 {
+		t.Fatalf("the attempt in flight was evicted: %+v %v", v, ok)
+	}
+}
