@@ -28,8 +28,9 @@ type AdminHandler struct {
 	// Prefix is the path the dashboard is served under. Default: /admin.
 	Prefix string `json:"prefix,omitempty"`
 	// SecureCookies marks the session cookie Secure (and names it with the
-	// __Host- prefix). Set it when the site is served over HTTPS; it is
-	// not guessed from the request.
+	// __Host- prefix) on every request. A request that came to Caddy over
+	// TLS gets such a cookie without it; set it when a proxy in front of
+	// Caddy ends TLS.
 	SecureCookies bool `json:"secure_cookies,omitempty"`
 	// TrustedOrigins may submit forms from another origin (for example
 	// https://admin.example.com); usually none.

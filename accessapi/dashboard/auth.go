@@ -34,7 +34,7 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 		s.renderError(w, r, err)
 		return
 	}
-	s.setSessionCookie(w, token, sess.ExpiresAt)
+	s.setSessionCookie(w, r, token, sess.ExpiresAt)
 	http.Redirect(w, r, s.cfg.Prefix+"/", http.StatusSeeOther)
 }
 
@@ -43,6 +43,6 @@ func (s *Server) signOut(w http.ResponseWriter, r *http.Request, si *signedIn) e
 	if err := si.svc.SignOutAdmin(r.Context(), si.token); err != nil {
 		return err
 	}
-	s.setSessionCookie(w, "", time.Time{})
+	s.setSessionCookie(w, r, "", time.Time{})
 	return s.redirect(w, r, "/signin")
 }

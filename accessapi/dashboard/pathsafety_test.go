@@ -4,6 +4,7 @@ import (
 	"context"
 	"html"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
@@ -78,6 +79,46 @@ func TestDashboardAPI_ASessionCannotCallTheAdminEndpointOnlyRoutes(t *testing.T)
 		req.Header.Set("X-CSRF-Token", b.csrf)
 		if status, body := do(t, b.c, req); status != http.StatusForbidden {
 			t.Errorf("%s %s under a dashboard session: %d %.200s, want 403", tc.method, tc.path, status, body)
+		}
+	}
+}
+
+// TestSignIn_OverTLSTheSessionCookieIsSecureWithoutConfiguration: the same
+// dashboard served over TLS (the shipped Caddyfile's HTTPS site) sets a
+// Secure __Host- cookie without secure_cookies, which a browser never
+// sends to the plain-HTTP listener of the same host; over plain HTTP the
+// cookie is not Secure (it could not be set otherwise).
+func TestSignIn_OverTLSTheSessionCookieIsSecureWithoutConfiguration(t *testing.T) {
+	e := newEnv(t)
+	tlsSrv := httptest.NewTLSServer(e.srv.Config.Handler)
+	defer tlsSrv.Close()
+	for _, tc := range []struct {
+		name   string
+		url    string
+		client *http.Client
+		secure bool
+	}{
+		{"over TLS", tlsSrv.URL, tlsSrv.Client(), true},
+		{"over plain HTTP", e.srv.URL, http.DefaultClient, false},
+	} {
+		form := url.Values{"username": {adminName}, "password": {adminPassword}}
+		req, _ := http.NewRequest(http.MethodPost, tc.url+"/admin/signin", strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Sec-Fetch-Site", "same-origin")
+		req.Header.Set("Origin", tc.url)
+		c := *tc.client
+		c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+		res, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		cookies := res.Cookies()
+		if len(cookies) != 1 {
+			t.Fatalf("%s: cookies %v", tc.name, cookies)
+		}
+		if k := cookies[0]; k.Secure != tc.secure || strings.HasPrefix(k.Name, "__Host-") != tc.secure {
+			t.Errorf("%s: cookie %s Secure=%v, want Secure=%v with the __Host- prefix as well", tc.name, k.Name, k.Secure, tc.secure)
 		}
 	}
 }

@@ -17,8 +17,9 @@ type Config struct {
 	// Prefix is the URL path the dashboard is served under, such as
 	// "/admin"; the management API is below Prefix+"/api".
 	Prefix string
-	// SecureCookies marks the session cookie Secure; set it when the site
-	// is served over HTTPS. It is never guessed from the request.
+	// SecureCookies marks the session cookie Secure on every request; set
+	// it when a proxy in front ends TLS. A request that came over TLS gets
+	// a Secure cookie without it.
 	SecureCookies bool
 	// Service finds the running service.
 	Service adminapi.ServiceFunc

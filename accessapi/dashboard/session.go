@@ -18,8 +18,14 @@ const (
 	csrfHeader       = "X-CSRF-Token"
 )
 
-func (s *Server) cookieName() string {
-	if s.cfg.SecureCookies {
+// secureCookies reports whether r's session cookie is Secure: as
+// configured (secure_cookies, for a site behind a proxy that ends TLS), and
+// always on a request that came over TLS, so that a session opened over
+// HTTPS is never sent to a plain-HTTP listener of the same host.
+func (s *Server) secureCookies(r *http.Request) bool { return s.cfg.SecureCookies || r.TLS != nil }
+
+func (s *Server) cookieName(r *http.Request) string {
+	if s.secureCookies(r) {
 		return secureCookieName
 	}
 	return cookieName
@@ -27,7 +33,7 @@ func (s *Server) cookieName() string {
 
 // sessionToken is the token of the request's session cookie, or "".
 func (s *Server) sessionToken(r *http.Request) string {
-	c, err := r.Cookie(s.cookieName())
+	c, err := r.Cookie(s.cookieName(r))
 	if err != nil {
 		return ""
 	}
@@ -35,14 +41,15 @@ func (s *Server) sessionToken(r *http.Request) string {
 }
 
 // setSessionCookie sends the session cookie: HttpOnly, SameSite=Lax, and
-// Secure as configured (never guessed from the request).
-func (s *Server) setSessionCookie(w http.ResponseWriter, token string, expires time.Time) {
-	c := &http.Cookie{Name: s.cookieName(), Value: token, Path: "/", HttpOnly: true,
-		SameSite: http.SameSiteLaxMode, Secure: s.cfg.SecureCookies, Expires: expires}
+// Secure as secureCookies says.
+func (s *Server) setSessionCookie(w http.ResponseWriter, r *http.Request, token string, expires time.Time) {
+	secure := s.secureCookies(r)
+	c := &http.Cookie{Name: s.cookieName(r), Value: token, Path: "/", HttpOnly: true,
+		SameSite: http.SameSiteLaxMode, Secure: secure, Expires: expires}
 	if token == "" {
 		c.MaxAge = -1
 	}
-	if !s.cfg.SecureCookies {
+	if !secure {
 		c.Path = s.cfg.Prefix + "/"
 	}
 	http.SetCookie(w, c)
