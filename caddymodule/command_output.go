@@ -9,6 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/appaccess/appaccess/accessapi/spreadsheet"
 	"github.com/appaccess/appaccess/accessapi/wire"
 )
 
@@ -134,7 +135,7 @@ func writeCSV[T any](w io.Writer, items []T, cols []column[T]) error {
 	_ = cw.Write(record)
 	for _, it := range items {
 		for i, col := range cols {
-			record[i] = col.value(it)
+			record[i] = spreadsheet.Cell(col.value(it))
 		}
 		_ = cw.Write(record)
 	}

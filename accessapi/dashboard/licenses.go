@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/appaccess/appaccess/accessapi/access"
+	"github.com/appaccess/appaccess/accessapi/spreadsheet"
 )
 
 // licensesPage is the data of the licenses page.
@@ -74,7 +75,7 @@ func (s *Server) generateLicenses(w http.ResponseWriter, r *http.Request, si *si
 		if l.Grant.Minutes != nil {
 			minutes = strconv.FormatInt(*l.Grant.Minutes, 10)
 		}
-		_ = cw.Write([]string{l.Code, minutes, strconv.FormatBool(l.Grant.GrantsLifetimeAccess), l.Note})
+		_ = cw.Write(spreadsheet.Row([]string{l.Code, minutes, strconv.FormatBool(l.Grant.GrantsLifetimeAccess), l.Note}))
 	}
 	cw.Flush()
 	return nil
