@@ -4,6 +4,8 @@
 package adminapi
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"net/http"
 	"strings"
 
@@ -67,12 +69,25 @@ func (h *Handler) Prefix() string { return h.prefix }
 
 // ServeHTTP serves a request whose path starts with the prefix. The acting
 // principal is the one already in the request's context, else the admin
-// endpoint's caller, named by its remote address.
+// endpoint's caller (AdminEndpointCaller).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if _, ok := PrincipalFrom(r.Context()); !ok {
-		r = r.WithContext(WithPrincipal(r.Context(), Principal{Kind: PrincipalAdminEndpoint, Name: r.RemoteAddr}))
+		r = r.WithContext(WithPrincipal(r.Context(), Principal{Kind: PrincipalAdminEndpoint, Name: AdminEndpointCaller(r)}))
 	}
 	h.router.ServeHTTP(w, r)
+}
+
+// AdminEndpointCaller names the caller of the admin endpoint: by its
+// client certificate on Caddy's remote admin (mutual TLS: the subject's
+// common name and the first 8 bytes of the certificate's SHA-256), else by
+// its remote address (the local endpoint: a socket or localhost).
+func AdminEndpointCaller(r *http.Request) string {
+	if r.TLS == nil || len(r.TLS.PeerCertificates) == 0 {
+		return r.RemoteAddr
+	}
+	cert := r.TLS.PeerCertificates[0]
+	sum := sha256.Sum256(cert.Raw)
+	return "cert " + cert.Subject.CommonName + " sha256:" + hex.EncodeToString(sum[:8]) + " from " + r.RemoteAddr
 }
 
 func (h *Handler) wrap(fn route) http.Handler {
