@@ -12,6 +12,7 @@ import (
 	"hash"
 	"io"
 	"net/http"
+	"net/textproto"
 	"strconv"
 	"strings"
 	"sync"
@@ -175,7 +176,8 @@ var (
 func headerLines(h http.Header, names []string, tail string) string {
 	d := sha256.New()
 	for _, name := range names {
-		fmt.Fprintf(d, "%s:%s\n", strings.ToLower(name), h.Get(name))
+		// As sent and as the server reads it: without surrounding spaces.
+		fmt.Fprintf(d, "%s:%s\n", strings.ToLower(name), textproto.TrimString(h.Get(name)))
 	}
 	d.Write([]byte(tail))
 	return hex.EncodeToString(d.Sum(nil))

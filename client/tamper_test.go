@@ -181,3 +181,19 @@ func TestNew_RefusesASigningKeyOfTheWrongLength(t *testing.T) {
 		t.Fatal("New accepted a 30-byte signing key")
 	}
 }
+
+// TestSignedAnswers_AHeaderValueWithEdgeSpacesStillVerifies: the transport
+// sends header values without their surrounding spaces, and the request
+// binding covers them so: a refusal of a password that ends in a space is
+// a verified refusal, not a bad signature.
+func TestSignedAnswers_AHeaderValueWithEdgeSpacesStillVerifies(t *testing.T) {
+	appID, key, secret := exampleApp(access.AppSettings{})
+	c, err := client.New(server.URL, key, secret, client.WithSigningKeys(publicKeys(t, appID)...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.AppContext(context.Background(), client.Password{Username: " nobody", Password: "secret "})
+	if !errors.Is(err, client.ErrInvalidCredentials) {
+		t.Fatalf("a password with a trailing space: %v, want a verified ErrInvalidCredentials", err)
+	}
+}

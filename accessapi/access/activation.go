@@ -41,7 +41,7 @@ func (s *Service) SignUpWithLicense(ctx context.Context, app *App, code, hardwar
 		return nil, err
 	}
 	defer signUp.release()
-	attempt, err := s.throttle.reserveCode(app, addr)
+	attempt, err := s.throttle.reserveCode(ctx, app, addr)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +89,7 @@ func (s *Service) ActivateLicense(ctx context.Context, app *App, req ActivateReq
 	if len(fields) > 0 {
 		return nil, Invalid(fields...)
 	}
-	attempt, err := s.throttle.reserveCode(app, clientNetwork(ctx))
+	attempt, err := s.throttle.reserveCode(ctx, app, clientNetwork(ctx))
 	if err != nil {
 		return nil, err
 	}

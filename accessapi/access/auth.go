@@ -191,7 +191,7 @@ func (s *Service) session(ctx context.Context, appID string, token secretDigest)
 // that was activated by an existing account is not a way into that account,
 // and is refused exactly like an unknown code.
 func (s *Service) licenseUser(ctx context.Context, app *App, code string) (*userState, error) {
-	attempt, err := s.throttle.reserveCode(app, clientNetwork(ctx))
+	attempt, err := s.throttle.reserveCode(ctx, app, clientNetwork(ctx))
 	if err != nil {
 		return nil, err
 	}

@@ -254,3 +254,39 @@ func TestThrottle_SuccessesAreNotCounted(t *testing.T) {
 		t.Fatalf("the account's %dth failure from unknown addresses: %v, want too_many_attempts", p.AccountFree+1, err)
 	}
 }
+
+// TestThrottle_ConcurrentGoodAttemptsAllGoThrough: attempts in flight wait
+// for each other instead of being refused, so a burst with the right
+// password (one account's parallel logins, an office behind one address,
+// a program's parallel requests with password headers) and with a real
+// code all succeed; only failures make a burst wait.
+func TestThrottle_ConcurrentGoodAttemptsAllGoThrough(t *testing.T) {
+	b := newBurstFixture(t)
+	const password = "correct horse battery"
+	for i := range 30 {
+		if _, err := b.svc.SignUp(from(fmt.Sprintf("192.0.2.%d", i+1)), b.app, access.SignUpRequest{Username: fmt.Sprintf("staff%02d", i), Password: password}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	login := func(addr, user string) error {
+		_, err := b.svc.Authenticate(from(addr), b.app, access.Credentials{Username: user, Password: password}, false)
+		return err
+	}
+	onlyThese(t, "10 logins at once of one account from a new address", countCodes(race(10, func(int) error { return login("203.0.113.50", "staff00") })),
+		map[access.Code]int{"ok": 10})
+	onlyThese(t, "30 accounts at once behind one address", countCodes(race(30, func(i int) error { return login("203.0.113.51", fmt.Sprintf("staff%02d", i)) })),
+		map[access.Code]int{"ok": 30})
+
+	codes := make([]string, 15)
+	for i := range codes {
+		ls, err := b.svc.CreateLicenses(context.Background(), b.app.ID, access.LicenseRequest{Count: 1, Grant: minutesGrant(60)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		codes[i] = ls[0].Code
+	}
+	onlyThese(t, "15 license sign-ups with real codes at once from one address", countCodes(race(15, func(i int) error {
+		_, err := b.svc.SignUpWithLicense(from("203.0.113.52"), b.app, codes[i], "")
+		return err
+	})), map[access.Code]int{"ok": 15})
+}

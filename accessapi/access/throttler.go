@@ -73,10 +73,10 @@ type passwordAttempt struct {
 func (t *throttler) reservePassword(ctx context.Context, app *App, account, addr, hwid string) (passwordAttempt, error) {
 	p, now := t.policy(app), t.now()
 	a := passwordAttempt{t: t, app: app, p: p, account: account, addr: addr}
-	if wait := t.memory.reserve(kindPair, app.ID, pairKey(account, addr), p, p.AccountAddressFree, now); wait > 0 {
+	if wait := t.memory.reserve(ctx, kindPair, app.ID, pairKey(account, addr), p, p.AccountAddressFree, t.now); wait > 0 {
 		return a, errTooManyAttempts(wait)
 	}
-	if wait := t.memory.reserve(kindPassword, app.ID, addr, p, p.AddressFree, now); wait > 0 {
+	if wait := t.memory.reserve(ctx, kindPassword, app.ID, addr, p, p.AddressFree, t.now); wait > 0 {
 		t.memory.settle(kindPair, app.ID, pairKey(account, addr), p, p.AccountAddressFree, now, forgiven)
 		return a, errTooManyAttempts(wait)
 	}
@@ -327,9 +327,9 @@ type codeAttempt struct {
 
 // reserveCode refuses a license code attempt from addr while its failures
 // (and the attempts in flight) make it wait, and otherwise counts it.
-func (t *throttler) reserveCode(app *App, addr string) (codeAttempt, error) {
+func (t *throttler) reserveCode(ctx context.Context, app *App, addr string) (codeAttempt, error) {
 	p := t.policy(app)
-	if wait := t.memory.reserve(kindCode, app.ID, addr, p, p.CodeFree, t.now()); wait > 0 {
+	if wait := t.memory.reserve(ctx, kindCode, app.ID, addr, p, p.CodeFree, t.now); wait > 0 {
 		return codeAttempt{}, errTooManyAttempts(wait)
 	}
 	return codeAttempt{t: t, app: app, addr: addr}, nil
@@ -491,28 +491,68 @@ func (c *addressCounters) retryIn(kind, scope, addr string, p ThrottlePolicy, fr
 	return v.wait(p, free, now)
 }
 
-// reserve refuses an attempt while the counter makes it wait, and
-// otherwise counts it as pending, in one step under the shard's lock. The
+// reserve refuses an attempt while the counter's failures make it wait,
+// and otherwise counts it as pending, in one step under the shard's lock.
+// While the attempts in flight would use up the rest of the free
+// allowance (or, past it, while one is in flight), it waits for them to
+// end, up to maxPendingWait and ctx, instead of refusing: of attempts sent
+// at once only the free ones are evaluated, and when those fail the rest
+// are refused, but a burst of good ones (several logins of one account, a
+// program's parallel requests with password headers) all go through. The
 // attempt must be settled (settle) once its outcome is known.
-func (c *addressCounters) reserve(kind, scope, addr string, p ThrottlePolicy, free int, now time.Time) time.Duration {
+func (c *addressCounters) reserve(ctx context.Context, kind, scope, addr string, p ThrottlePolicy, free int, clock func() time.Time) time.Duration {
 	if addr == "" {
 		return 0
 	}
 	key := counterKey(kind, scope, addr)
 	s := c.shard(key)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	v, ok := s.m[key]
-	v.expire(p, now)
-	if wait := v.wait(p, free, now); wait > 0 {
-		return wait
+	give := time.Now().Add(maxPendingWait)
+	for {
+		now := clock()
+		s.mu.Lock()
+		v, ok := s.m[key]
+		v.expire(p, now)
+		if wait := p.retryIn(v.n, free, v.last, now); wait > 0 {
+			s.mu.Unlock()
+			return wait
+		}
+		if v.pending == 0 || v.n+v.pending < free {
+			if !ok && len(s.m) >= c.perShard {
+				c.shrinkLocked(s, now)
+			}
+			v.pending++
+			s.m[key] = v
+			s.mu.Unlock()
+			return 0
+		}
+		s.mu.Unlock()
+		if !sleepUntilNextPoll(ctx, give) {
+			return time.Second
+		}
 	}
-	if !ok && len(s.m) >= c.perShard {
-		c.shrinkLocked(s, now)
+}
+
+// maxPendingWait bounds how long an attempt waits for the attempts in
+// flight before it (a password hash each) to end.
+const maxPendingWait = 5 * time.Second
+
+// pendingPoll is how often a waiting attempt looks again.
+const pendingPoll = 5 * time.Millisecond
+
+// sleepUntilNextPoll sleeps one pendingPoll; false when give has passed or
+// ctx ended.
+func sleepUntilNextPoll(ctx context.Context, give time.Time) bool {
+	if !time.Now().Before(give) {
+		return false
 	}
-	v.pending++
-	s.m[key] = v
-	return 0
+	t := time.NewTimer(pendingPoll)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
 }
 
 // How an attempt counted by reserve ends.

@@ -1,6 +1,7 @@
 package access
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -13,8 +14,9 @@ import (
 func TestAddressCounters_EvictionSparesCountersThatHoldBack(t *testing.T) {
 	c := newAddressCounters(0) // 64 a shard
 	p, now := DefaultThrottlePolicy, time.Now()
+	ctx, clock := context.Background(), func() time.Time { return now }
 	for range p.CodeFree + 3 {
-		if c.reserve(kindCode, "app", "guesser", p, p.CodeFree, now) != 0 {
+		if c.reserve(ctx, kindCode, "app", "guesser", p, p.CodeFree, clock) != 0 {
 			break
 		}
 		c.settle(kindCode, "app", "guesser", p, p.CodeFree, now, failed)
@@ -23,13 +25,13 @@ func TestAddressCounters_EvictionSparesCountersThatHoldBack(t *testing.T) {
 	if before == 0 {
 		t.Fatal("the guesser is not held back")
 	}
-	if c.reserve(kindPassword, "app", "in-flight", p, p.AddressFree, now) != 0 {
+	if c.reserve(ctx, kindPassword, "app", "in-flight", p, p.AddressFree, clock) != 0 {
 		t.Fatal("a first attempt was refused")
 	}
 	// Each of these fails once: under its free allowance, holding no one.
 	for i := range 16 * 64 * 8 {
 		addr := fmt.Sprintf("spray-%d", i)
-		c.reserve(kindCode, "app", addr, p, p.CodeFree, now)
+		c.reserve(ctx, kindCode, "app", addr, p, p.CodeFree, clock)
 		c.settle(kindCode, "app", addr, p, p.CodeFree, now, failed)
 	}
 	if got := c.retryIn(kindCode, "app", "guesser", p, p.CodeFree, now); got != before {

@@ -10,12 +10,32 @@ const formulaStarts = "=+-@\t\r"
 
 // Cell is v as a CSV cell that a spreadsheet shows as text: a value that
 // starts with a formula character gets a leading apostrophe, which
-// spreadsheets hide; any other value is unchanged.
+// spreadsheets hide. A lone sign and a signed number ("-", "-5"), which no
+// spreadsheet runs, and any other value are unchanged, so that scripts
+// reading the CSV see them as they are.
 func Cell(v string) string {
-	if v != "" && containsByte(formulaStarts, v[0]) {
-		return "'" + v
+	if v == "" || !containsByte(formulaStarts, v[0]) {
+		return v
 	}
-	return v
+	if (v[0] == '-' || v[0] == '+') && (len(v) == 1 || isNumber(v[1:])) {
+		return v
+	}
+	return "'" + v
+}
+
+// isNumber reports whether s is digits with at most one decimal point.
+func isNumber(s string) bool {
+	dot := false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9':
+		case c == '.' && !dot:
+			dot = true
+		default:
+			return false
+		}
+	}
+	return s != "" && s != "."
 }
 
 // Row is Cell of every value of a record, in place.
