@@ -111,14 +111,16 @@ func (c *Client) do(ctx context.Context, r request, out any) (*http.Response, er
 		ctx, cancel = context.WithTimeout(ctx, c.timeout)
 	}
 	defer cancel()
-	var body io.Reader
-	bodySum := sha256.Sum256(nil)
+	var (
+		body    io.Reader
+		payload []byte // the body's bytes, which a signature binds
+	)
 	if r.body != nil {
 		b, err := json.Marshal(r.body)
 		if err != nil {
 			return nil, fmt.Errorf("client: encoding the %s body: %w", r.path, err)
 		}
-		body, bodySum = bytes.NewReader(b), sha256.Sum256(b)
+		body, payload = bytes.NewReader(b), b
 	}
 	req, err := http.NewRequestWithContext(ctx, r.method, c.base.String()+r.path, body)
 	if err != nil {
@@ -152,6 +154,7 @@ func (c *Client) do(ctx context.Context, r request, out any) (*http.Response, er
 		return nil, fmt.Errorf("client: %s %s: %w", r.method, r.path, err)
 	}
 	if c.verifier != nil {
+		bodySum := sha256.Sum256(payload)
 		a := answer{req: req, res: res, nonce: nonce, requestBody: bodySum[:], received: c.verifier.now()}
 		if err := c.verify(&a, r.stream); err != nil {
 			return nil, fmt.Errorf("client: %s %s: %w", r.method, r.path, err)

@@ -24,9 +24,6 @@ const sealedTOTPPrefix = "sealed1:"
 // key; all zeros without one (as weak as storing them plain, for tests).
 // Every instance on one store must share the file key.
 func totpKeyOf(fileKey []byte) []byte {
-	if fileKey == nil {
-		return make([]byte, FileKeySize)
-	}
 	return deriveKey(fileKey, "app-access admin TOTP secrets v1")
 }
 

@@ -117,9 +117,6 @@ type ExportEnd struct {
 
 // exportKey is the key of an export's end HMAC.
 func exportKey(fileKey []byte) []byte {
-	if fileKey == nil {
-		fileKey = make([]byte, FileKeySize)
-	}
 	return deriveKey(fileKey, "app-access export v2")
 }
 

@@ -104,10 +104,7 @@ func (t *FeedTailer) Follow(f CacheFollower) {
 // invalidate applies another instance's change to svc and the followers.
 func (t *FeedTailer) invalidate(svc *Service, e Event) {
 	svc.Invalidate(e)
-	t.mu.Lock()
-	fs := t.followers
-	t.mu.Unlock()
-	for _, f := range fs {
+	for _, f := range t.followersNow() {
 		f.Invalidate(e)
 	}
 }
@@ -115,12 +112,15 @@ func (t *FeedTailer) invalidate(svc *Service, e Event) {
 // flush empties svc's caches and the followers'.
 func (t *FeedTailer) flush(svc *Service) {
 	svc.flushCaches()
-	t.mu.Lock()
-	fs := t.followers
-	t.mu.Unlock()
-	for _, f := range fs {
+	for _, f := range t.followersNow() {
 		f.Flush()
 	}
+}
+
+func (t *FeedTailer) followersNow() []CacheFollower {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.followers
 }
 
 // Origin names this tailer's entries in the feed.

@@ -201,8 +201,5 @@ func codeKeyOf(cfg Config) []byte {
 	if cfg.CodeKey != nil {
 		return cfg.CodeKey
 	}
-	if cfg.FileKey == nil {
-		return make([]byte, 32)
-	}
 	return deriveKey(cfg.FileKey, "app-access license codes v1")
 }

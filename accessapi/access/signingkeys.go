@@ -58,9 +58,6 @@ func SigningKeyID(pub ed25519.PublicKey) string {
 // signingKeyKey derives the key that seals signing-key seeds from the file
 // key (all zeros without one, for tests), apart from the code key.
 func signingKeyKey(fileKey []byte) []byte {
-	if fileKey == nil {
-		fileKey = make([]byte, 32)
-	}
 	return deriveKey(fileKey, "app-access signing keys v1")
 }
 

@@ -471,6 +471,17 @@ func (v counter) wait(p ThrottlePolicy, free int, now time.Time) time.Duration {
 	return p.retryIn(v.n+v.pending, free, last, now)
 }
 
+// fail counts a failure at now; past the free ones, the counter holds
+// back the next attempt until its wait ends.
+func (v *counter) fail(p ThrottlePolicy, free int, now time.Time) {
+	v.expire(p, now)
+	v.n++
+	v.last = now
+	if v.n >= free {
+		v.holds = now.Add(p.wait(v.n, free))
+	}
+}
+
 // expire forgets failures older than the window.
 func (v *counter) expire(p ThrottlePolicy, now time.Time) {
 	if v.n > 0 && now.Sub(v.last) >= p.Window {
@@ -506,7 +517,7 @@ func (c *addressCounters) reserve(ctx context.Context, kind, scope, addr string,
 	}
 	key := counterKey(kind, scope, addr)
 	s := c.shard(key)
-	give := time.Now().Add(maxPendingWait)
+	var give time.Time // when to stop waiting, set by the first wait
 	for {
 		now := clock()
 		s.mu.Lock()
@@ -526,6 +537,9 @@ func (c *addressCounters) reserve(ctx context.Context, kind, scope, addr string,
 			return 0
 		}
 		s.mu.Unlock()
+		if give.IsZero() {
+			give = time.Now().Add(maxPendingWait)
+		}
 		if !sleepUntilNextPoll(ctx, give) {
 			return time.Second
 		}
@@ -584,12 +598,7 @@ func (c *addressCounters) settle(kind, scope, addr string, p ThrottlePolicy, fre
 		if !ok && len(s.m) >= c.perShard {
 			c.shrinkLocked(s, now)
 		}
-		v.expire(p, now)
-		v.n++
-		v.last = now
-		if v.n >= free {
-			v.holds = now.Add(p.wait(v.n, free))
-		}
+		v.fail(p, free, now)
 	case cleared:
 		v.n, v.holds = 0, time.Time{}
 	}
@@ -614,12 +623,7 @@ func (c *addressCounters) fail(kind, scope, addr string, p ThrottlePolicy, free 
 	if !ok && len(s.m) >= c.perShard {
 		c.shrinkLocked(s, now)
 	}
-	v.expire(p, now)
-	v.n++
-	v.last = now
-	if v.n >= free {
-		v.holds = now.Add(p.wait(v.n, free))
-	}
+	v.fail(p, free, now)
 	s.m[key] = v
 }
 

@@ -58,10 +58,19 @@ func NewWebhookOutbox(store WebhookStore, cfg WebhookOutboxConfig) *WebhookOutbo
 // changed (a CacheFollower of the change feed, and for this instance's own
 // events).
 func (o *WebhookOutbox) Invalidate(e Event) {
-	switch e.Kind {
-	case EventWebhookCreated, EventWebhookChanged, EventWebhookDeleted, EventAppDeleted:
+	if changesEndpoints(e.Kind) {
 		o.cache.remove(e.AppID)
 	}
+}
+
+// changesEndpoints reports whether events of kind k change an
+// application's endpoints.
+func changesEndpoints(k EventKind) bool {
+	switch k {
+	case EventWebhookCreated, EventWebhookChanged, EventWebhookDeleted, EventAppDeleted:
+		return true
+	}
+	return false
 }
 
 // Flush drops every cached endpoint list.
@@ -69,8 +78,7 @@ func (o *WebhookOutbox) Flush() { o.cache.clear() }
 
 // Listen is the EventListener.
 func (o *WebhookOutbox) Listen(ctx context.Context, e Event) {
-	switch e.Kind {
-	case EventWebhookCreated, EventWebhookChanged, EventWebhookDeleted, EventAppDeleted:
+	if changesEndpoints(e.Kind) {
 		o.Invalidate(e)
 		return
 	}

@@ -27,9 +27,6 @@ func NewWebhookSecret() string {
 // file key; all zeros without one (as weak as storing them plain, for
 // tests). Every instance on one store derives the same key.
 func WebhookKey(fileKey []byte) []byte {
-	if fileKey == nil {
-		return make([]byte, 32)
-	}
 	return deriveKey(fileKey, "app-access webhook secrets v1")
 }
 

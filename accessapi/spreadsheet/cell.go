@@ -4,6 +4,8 @@
 // someone else must stay text.
 package spreadsheet
 
+import "strings"
+
 // formulaStarts are the first characters a spreadsheet may read as the
 // start of a formula (OWASP, "CSV Injection").
 const formulaStarts = "=+-@\t\r"
@@ -14,7 +16,7 @@ const formulaStarts = "=+-@\t\r"
 // spreadsheet runs, and any other value are unchanged, so that scripts
 // reading the CSV see them as they are.
 func Cell(v string) string {
-	if v == "" || !containsByte(formulaStarts, v[0]) {
+	if v == "" || strings.IndexByte(formulaStarts, v[0]) < 0 {
 		return v
 	}
 	if (v[0] == '-' || v[0] == '+') && (len(v) == 1 || isNumber(v[1:])) {
@@ -44,13 +46,4 @@ func Row(record []string) []string {
 		record[i] = Cell(v)
 	}
 	return record
-}
-
-func containsByte(s string, b byte) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] == b {
-			return true
-		}
-	}
-	return false
 }
