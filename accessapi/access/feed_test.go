@@ -28,20 +28,26 @@ func feedTestConfig() access.Config {
 // startInstance starts an instance over store, stopped when the test ends.
 func startInstance(t testing.TB, store access.Store, cfg access.Config, fc access.FeedConfig) *instance {
 	t.Helper()
-	tail := access.NewFeedTailer(store, fc)
-	cfg.Listeners = append(cfg.Listeners, tail.Record)
-	svc := access.NewService(store, cfg)
+	in := newInstance(store, cfg, fc)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		tail.Run(ctx, svc)
+		in.feed.Run(ctx, in.svc)
 	}()
 	t.Cleanup(func() {
 		cancel()
 		<-done
 	})
-	return &instance{svc: svc, feed: tail}
+	return in
+}
+
+// newInstance is an instance over store whose feed is read only when the
+// test polls it (or runs it).
+func newInstance(store access.Store, cfg access.Config, fc access.FeedConfig) *instance {
+	tail := access.NewFeedTailer(store, fc)
+	cfg.Listeners = append(cfg.Listeners, tail.Record)
+	return &instance{svc: access.NewService(store, cfg), feed: tail}
 }
 
 // waitFor polls observed until it holds and returns how long that took;

@@ -303,10 +303,8 @@ func TestSigningKeys_AnInstanceThatResyncsWithTheFeedDropsItsKeyRings(t *testing
 	cfg := feedTestConfig()
 	cfg.Staleness = time.Hour
 	a := startInstance(t, store, cfg, access.FeedConfig{})
-	tail := access.NewFeedTailer(store, access.FeedConfig{})
-	bcfg := cfg
-	bcfg.Listeners = append(bcfg.Listeners, tail.Record)
-	b := access.NewService(store, bcfg)
+	in := newInstance(store, cfg, access.FeedConfig{})
+	b := in.svc
 	app, err := a.svc.CreateApp(ctx, access.AppSettings{Name: ptr("resync")})
 	if err != nil {
 		t.Fatal(err)
@@ -319,7 +317,7 @@ func TestSigningKeys_AnInstanceThatResyncsWithTheFeedDropsItsKeyRings(t *testing
 	if err != nil || k.ID == old.KeyID {
 		t.Fatalf("rotated to %+v, %v", k, err)
 	}
-	if err := tail.Poll(ctx, b); err != nil { // b's first read of the feed
+	if err := in.feed.Poll(ctx, b); err != nil { // b's first read of the feed
 		t.Fatal(err)
 	}
 	if s, err := b.ResponseSigner(ctx, app.APIKey); err != nil || s.KeyID != k.ID {

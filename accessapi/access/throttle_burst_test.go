@@ -67,6 +67,20 @@ func newBurstFixture(t *testing.T) *burstFixture {
 	return &burstFixture{svc: svc, app: &app.App, clk: clk}
 }
 
+// codes issues n license codes of an hour each.
+func (b *burstFixture) codes(t *testing.T, n int) []string {
+	t.Helper()
+	ls, err := b.svc.CreateLicenses(context.Background(), b.app.ID, access.LicenseRequest{Count: n, Grant: minutesGrant(60)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]string, len(ls))
+	for i, l := range ls {
+		out[i] = l.Code
+	}
+	return out
+}
+
 func from(addr string) context.Context { return access.WithClientAddress(context.Background(), addr) }
 
 // onlyThese fails unless every outcome is one of want's codes, and each
@@ -191,14 +205,7 @@ func TestThrottle_ConcurrentSignUpsKeepTheHourlyQuota(t *testing.T) {
 	onlyThese(t, "100 sign-ups at once from one address", countCodes(errs),
 		map[access.Code]int{"ok": quota, access.CodeTooManyAttempts: 100 - quota})
 	// So do license sign-ups, which share the quota.
-	codes := make([]string, 10)
-	for i := range codes {
-		ls, err := b.svc.CreateLicenses(context.Background(), b.app.ID, access.LicenseRequest{Count: 1, Grant: minutesGrant(60)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		codes[i] = ls[0].Code
-	}
+	codes := b.codes(t, 10)
 	errs = race(10, func(i int) error {
 		_, err := b.svc.SignUpWithLicense(from("203.0.113.77"), b.app, codes[i], "")
 		return err
@@ -277,14 +284,7 @@ func TestThrottle_ConcurrentGoodAttemptsAllGoThrough(t *testing.T) {
 	onlyThese(t, "30 accounts at once behind one address", countCodes(race(30, func(i int) error { return login("203.0.113.51", fmt.Sprintf("staff%02d", i)) })),
 		map[access.Code]int{"ok": 30})
 
-	codes := make([]string, 15)
-	for i := range codes {
-		ls, err := b.svc.CreateLicenses(context.Background(), b.app.ID, access.LicenseRequest{Count: 1, Grant: minutesGrant(60)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		codes[i] = ls[0].Code
-	}
+	codes := b.codes(t, 15)
 	onlyThese(t, "15 license sign-ups with real codes at once from one address", countCodes(race(15, func(i int) error {
 		_, err := b.svc.SignUpWithLicense(from("203.0.113.52"), b.app, codes[i], "")
 		return err
