@@ -185,6 +185,7 @@ type Store interface {
 	SigningKeyStore
 	UserStateStore
 	ChangeFeed
+	EventJournal
 }
 
 // AppCounts are an application's totals.

@@ -65,7 +65,7 @@ func (s *Store) EnsureIndexes(ctx context.Context) error {
 	for _, name := range []string{collApps, collAccounts, collUsers, collDeletedUsers, collBans, collLastLogins, collLedger,
 		collMemberships, collLicenses, collLicenseUses, collDevices, collSessions, collVariables, collFiles, bucketFiles + ".files", bucketFiles + ".chunks",
 		collFailures, collKnownSources, collAudit,
-		collAdmins, collTOTPSteps, collAdminSess, collSellerKeys, collChanges, collWebhooks, collDeliveries, collAttempts, collSigningKeys} {
+		collAdmins, collTOTPSteps, collAdminSess, collSellerKeys, collChanges, collWebhooks, collDeliveries, collAttempts, collSigningKeys, collJournal} {
 		if err := s.db.CreateCollection(ctx, name); err != nil && !isNamespaceExists(err) {
 			return fmt.Errorf("creating collection %s: %w", name, err)
 		}
@@ -106,6 +106,7 @@ func (s *Store) EnsureIndexes(ctx context.Context) error {
 		{collDeliveries, bson.D{{Key: "created_at", Value: 1}}, false},
 		{collAttempts, bson.D{{Key: "delivery_id", Value: 1}}, false},
 		{collSigningKeys, bson.D{{Key: "app_id", Value: 1}, {Key: "generation", Value: 1}}, true},
+		{collJournal, bson.D{{Key: "at", Value: 1}, {Key: "_id", Value: 1}}, false},
 	} {
 		m := mongo.IndexModel{Keys: ix.keys, Options: options.Index().SetUnique(ix.unique)}
 		if _, err := s.db.Collection(ix.coll).Indexes().CreateOne(ctx, m); err != nil {

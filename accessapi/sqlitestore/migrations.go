@@ -426,6 +426,18 @@ DELETE FROM seller_keys WHERE app_id NOT IN (SELECT id FROM apps);
 ALTER TABLE admins ADD COLUMN pending_totp_secret TEXT NOT NULL DEFAULT '';
 UPDATE admins SET pending_totp_secret = totp_secret, totp_secret = '' WHERE totp_enabled = 0 AND totp_secret != '';
 `,
+	// 13: the event journal: the events a change is about to cause,
+	// written before it and deleted once the listeners were told; the
+	// sweeper reads the old ones by (at, id).
+	`
+CREATE TABLE event_journal (
+	id TEXT PRIMARY KEY,
+	at INTEGER NOT NULL,
+	origin TEXT NOT NULL,
+	events BLOB NOT NULL
+) STRICT, WITHOUT ROWID;
+CREATE INDEX event_journal_by_at ON event_journal (at, id);
+`,
 }
 
 // SchemaVersion is the schema version this build writes.

@@ -64,6 +64,8 @@ func Run(t *testing.T, newStore NewStore) {
 		{"Deliveries_DeleteBeforeTakesTheirAttempts", testDeliveryPruning},
 		{"SigningKeys_TakenGenerationOrIDIsDuplicateRetireDeletes", testSigningKeys},
 		{"SigningKeys_SixteenConcurrentFirstKeysOneWinner", testSigningKeyRace},
+		{"EventJournal_TakenIDIsDuplicateRecordReadsBackWhole", testJournalInsert},
+		{"EventJournal_PagesOldestFirstBeforeATimeDeletedInBatches", testJournalPaging},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStore(t)) })
