@@ -55,7 +55,8 @@ func (s *Service) SignUpWithLicense(ctx context.Context, app *App, code, hardwar
 		LicenseID: lic.ID, AppID: app.ID, UserID: userID, Username: generatedUsername(userID),
 		ActivationID: licenseActivationID(lic.ID), OccurredAt: s.Now(), SignUp: true,
 	}
-	if err := s.redeem(ctx, redemptionOf(use, lic.Grant)); err != nil {
+	signedUp := Event{Kind: EventUserSignedUp, AppID: app.ID, UserID: userID, Username: use.Username, LicenseID: lic.ID}
+	if err := s.redeem(ctx, redemptionOf(use, lic.Grant), signedUp); err != nil {
 		if CodeOf(err) == CodeLicenseUsed {
 			attempt.failed(ctx)
 		}
@@ -65,7 +66,6 @@ func (s *Service) SignUpWithLicense(ctx context.Context, app *App, code, hardwar
 	if err := s.checkDevice(ctx, app, userID, hardwareID); err != nil {
 		return nil, err
 	}
-	s.emit(ctx, Event{Kind: EventUserSignedUp, AppID: app.ID, UserID: userID, Username: use.Username, LicenseID: lic.ID})
 	// The new user's ledger holds exactly this activation.
 	a := activationOf(use, lic.Grant)
 	return &UserView{ID: userID, AppID: app.ID, Username: use.Username, Membership: MembershipOf([]Activation{a})}, nil
@@ -135,14 +135,15 @@ func (s *Service) licenseByCode(ctx context.Context, app *App, code string, atte
 	return lic, wrapStore(err, "reading license")
 }
 
-// redeem writes a redemption. If the license was already used, the earlier
-// use is completed (it may have stopped half way) and the refusal is
+// redeem writes a redemption, whose events are the activation and then
+// also (a sign-up's). If the license was already used, the earlier use is
+// completed (it may have stopped half way) and the refusal is
 // CodeLicenseUsed.
-func (s *Service) redeem(ctx context.Context, r *Redemption) error {
-	err := s.store.RedeemLicense(ctx, r)
+func (s *Service) redeem(ctx context.Context, r *Redemption, also ...Event) error {
+	activated := Event{Kind: EventLicenseActivated, AppID: r.Use.AppID, UserID: r.Use.UserID, Username: r.Use.Username,
+		LicenseID: r.Use.LicenseID, NewUser: r.NewUser != nil}
+	err := s.commit(ctx, func(ctx context.Context) error { return s.store.RedeemLicense(ctx, r) }, append([]Event{activated}, also...)...)
 	if err == nil {
-		s.emit(ctx, Event{Kind: EventLicenseActivated, AppID: r.Use.AppID, UserID: r.Use.UserID, Username: r.Use.Username, LicenseID: r.Use.LicenseID,
-			NewUser: r.NewUser != nil})
 		return nil
 	}
 	if !errors.Is(err, ErrDuplicate) {
@@ -177,11 +178,9 @@ func (s *Service) completeUse(ctx context.Context, use *LicenseUse, g Grant) err
 	}
 	// A repair racing the request it repairs may append the entry twice;
 	// it counts once.
-	if err := finishRedemption(ctx, s.store, redemptionOf(use, g)); err != nil {
-		return wrapStore(err, "completing license use")
-	}
-	s.emit(ctx, Event{Kind: EventLicenseActivated, AppID: use.AppID, UserID: use.UserID, Username: use.Username, LicenseID: use.LicenseID})
-	return nil
+	return s.commit(ctx, func(ctx context.Context) error {
+		return wrapStore(finishRedemption(ctx, s.store, redemptionOf(use, g)), "completing license use")
+	}, Event{Kind: EventLicenseActivated, AppID: use.AppID, UserID: use.UserID, Username: use.Username, LicenseID: use.LicenseID})
 }
 
 func activationOf(use *LicenseUse, g Grant) Activation {

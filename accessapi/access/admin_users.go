@@ -171,11 +171,15 @@ func (s *Service) BanUser(ctx context.Context, appID, userID, reason string) err
 		return Invalid(FieldError{"reason", "must be at most 1000 bytes"})
 	}
 	ban := &Ban{UserID: userID, Reason: strings.TrimSpace(reason), At: s.Now()}
-	err := s.store.InsertBan(ctx, ban)
-	if err != nil && !errors.Is(err, ErrDuplicate) {
+	p, err := s.journal(ctx, Event{Kind: EventUserBanned, AppID: appID, UserID: userID, After: map[string]any{"reason": ban.Reason}})
+	if err != nil {
+		return err
+	}
+	if err := s.store.InsertBan(ctx, ban); err != nil && !errors.Is(err, ErrDuplicate) {
+		p.failed(err)
 		return wrapStore(err, "banning user")
 	}
-	defer s.emit(ctx, Event{Kind: EventUserBanned, AppID: appID, UserID: userID, After: map[string]any{"reason": ban.Reason}})
+	defer p.tell(ctx)
 	return wrapStore(s.store.DeleteUserSessions(ctx, userID), "ending sessions")
 }
 
@@ -184,12 +188,12 @@ func (s *Service) UnbanUser(ctx context.Context, appID, userID string) error {
 	if _, err := s.UserOf(ctx, appID, userID); err != nil {
 		return err
 	}
-	err := s.store.DeleteBan(ctx, userID)
-	if err != nil && !errors.Is(err, ErrNotFound) {
-		return wrapStore(err, "unbanning user")
-	}
-	s.emit(ctx, Event{Kind: EventUserUnbanned, AppID: appID, UserID: userID})
-	return nil
+	return s.commit(ctx, func(ctx context.Context) error {
+		if err := s.store.DeleteBan(ctx, userID); err != nil && !errors.Is(err, ErrNotFound) {
+			return wrapStore(err, "unbanning user")
+		}
+		return nil
+	}, Event{Kind: EventUserUnbanned, AppID: appID, UserID: userID})
 }
 
 // ResetDevices frees all of a user's device slots and ends the user's
@@ -198,7 +202,11 @@ func (s *Service) ResetDevices(ctx context.Context, appID, userID string) error 
 	if _, err := s.UserOf(ctx, appID, userID); err != nil {
 		return err
 	}
-	defer s.emit(ctx, Event{Kind: EventDevicesReset, AppID: appID, UserID: userID})
+	p, err := s.journal(ctx, Event{Kind: EventDevicesReset, AppID: appID, UserID: userID})
+	if err != nil {
+		return err
+	}
+	defer p.tell(ctx)
 	if err := s.store.DeleteDevices(ctx, userID); err != nil {
 		return wrapStore(err, "resetting devices")
 	}
@@ -210,7 +218,11 @@ func (s *Service) EndSessions(ctx context.Context, appID, userID string) error {
 	if _, err := s.UserOf(ctx, appID, userID); err != nil {
 		return err
 	}
-	defer s.emit(ctx, Event{Kind: EventSessionsEnded, AppID: appID, UserID: userID})
+	p, err := s.journal(ctx, Event{Kind: EventSessionsEnded, AppID: appID, UserID: userID})
+	if err != nil {
+		return err
+	}
+	defer p.tell(ctx)
 	return wrapStore(s.store.DeleteUserSessions(ctx, userID), "ending sessions")
 }
 
@@ -233,10 +245,11 @@ func (s *Service) GrantUser(ctx context.Context, appID, userID string, req Grant
 	}
 	a := &Activation{ID: uuid.NewString(), AppID: appID, UserID: userID, Type: ActivationGrant, OccurredAt: s.Now(),
 		Minutes: req.Minutes, GrantsLifetimeAccess: req.GrantsLifetimeAccess, RevokesLifetimeAccess: req.RevokesLifetimeAccess, Note: req.Note}
-	if err := s.store.AppendActivation(ctx, a); err != nil {
-		return nil, wrapStore(err, "granting")
+	err := s.commit(ctx, func(ctx context.Context) error { return wrapStore(s.store.AppendActivation(ctx, a), "granting") },
+		Event{Kind: EventMembershipGranted, AppID: appID, UserID: userID, After: grantOf(a)})
+	if err != nil {
+		return nil, err
 	}
-	s.emit(ctx, Event{Kind: EventMembershipGranted, AppID: appID, UserID: userID, After: grantOf(a)})
 	return a, nil
 }
 
@@ -248,11 +261,16 @@ func (s *Service) DeleteUser(ctx context.Context, appID, userID string) error {
 	if err != nil {
 		return err
 	}
+	p, err := s.journal(ctx, Event{Kind: EventUserDeleted, AppID: appID, UserID: userID, Username: u.Username, Before: map[string]any{"username": u.Username}})
+	if err != nil {
+		return err
+	}
 	if err := s.store.MarkUserDeleted(ctx, userID); err != nil {
+		p.failed(err)
 		return wrapStore(err, "marking user deleted")
 	}
 	// The tombstone already makes the user unknown everywhere.
-	defer s.emit(ctx, Event{Kind: EventUserDeleted, AppID: appID, UserID: userID, Username: u.Username, Before: map[string]any{"username": u.Username}})
+	defer p.tell(ctx)
 	steps := []struct {
 		what string
 		do   func() error

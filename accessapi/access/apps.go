@@ -120,11 +120,16 @@ func (s *Service) CreateApp(ctx context.Context, st AppSettings) (*NewApp, error
 	}
 	secret := NewAPISecret()
 	app.SecretHash = SecretHash(secret)
+	p, err := s.journal(ctx, Event{Kind: EventAppCreated, AppID: app.ID, APIKey: app.APIKey, After: appSettingsOf(&app)})
+	if err != nil {
+		return nil, err
+	}
 	if err := s.store.InsertApp(ctx, &app); err != nil {
+		p.failed(err)
 		return nil, wrapStore(err, "creating application")
 	}
 	_ = s.createFirstSigningKey(ctx, app.ID) // made on first need otherwise
-	s.emit(ctx, Event{Kind: EventAppCreated, AppID: app.ID, APIKey: app.APIKey, After: appSettingsOf(&app)})
+	p.tell(ctx)
 	return &NewApp{App: app, APISecret: secret}, nil
 }
 
@@ -154,11 +159,14 @@ func (s *Service) UpdateApp(ctx context.Context, appID string, st AppSettings) (
 	if err := st.applyTo(app); err != nil {
 		return nil, err
 	}
-	if err := s.store.ReplaceApp(ctx, app); err != nil {
-		return nil, wrapStore(err, "updating application")
-	}
 	was, is := settingsChange(&before, app)
-	s.emit(ctx, Event{Kind: EventAppChanged, AppID: app.ID, APIKey: app.APIKey, Before: was, After: is})
+	err = s.commit(ctx, func(ctx context.Context) error {
+		return wrapStore(s.store.ReplaceApp(ctx, app), "updating application")
+	},
+		Event{Kind: EventAppChanged, AppID: app.ID, APIKey: app.APIKey, Before: was, After: is})
+	if err != nil {
+		return nil, err
+	}
 	return app, nil
 }
 
@@ -170,10 +178,11 @@ func (s *Service) RotateSecret(ctx context.Context, appID string) (string, error
 	}
 	secret := NewAPISecret()
 	app.SecretHash = SecretHash(secret)
-	if err := s.store.ReplaceApp(ctx, app); err != nil {
-		return "", wrapStore(err, "rotating secret")
+	err = s.commit(ctx, func(ctx context.Context) error { return wrapStore(s.store.ReplaceApp(ctx, app), "rotating secret") },
+		Event{Kind: EventSecretRotated, AppID: app.ID, APIKey: app.APIKey})
+	if err != nil {
+		return "", err
 	}
-	s.emit(ctx, Event{Kind: EventSecretRotated, AppID: app.ID, APIKey: app.APIKey})
 	return secret, nil
 }
 
@@ -184,9 +193,8 @@ func (s *Service) DeleteApp(ctx context.Context, appID string) error {
 	if err != nil {
 		return err
 	}
-	if err := s.store.DeleteApp(ctx, appID); err != nil {
-		return wrapStore(err, "deleting application")
-	}
-	s.emit(ctx, Event{Kind: EventAppDeleted, AppID: app.ID, APIKey: app.APIKey, Before: appSettingsOf(app)})
-	return nil
+	return s.commit(ctx, func(ctx context.Context) error {
+		return wrapStore(s.store.DeleteApp(ctx, appID), "deleting application")
+	},
+		Event{Kind: EventAppDeleted, AppID: app.ID, APIKey: app.APIKey, Before: appSettingsOf(app)})
 }

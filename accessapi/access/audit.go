@@ -3,9 +3,12 @@ package access
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"time"
 	"unicode/utf8"
 
@@ -84,10 +87,29 @@ func AuditIDAt(t time.Time) string {
 func NewAuditID(t time.Time) string {
 	var b [16]byte
 	_, _ = rand.Read(b[6:])
-	putMillis(&b, t)
+	return uuidV7(&b, t)
+}
+
+// EventRecordID is the ID of the record a listener writes for e about
+// what (an endpoint's ID for a webhook delivery, "audit" for the audit
+// entry): a UUIDv7 of e.At whose other bits are derived from e.ID and
+// what, so that a replay of the event writes the same ID and finds it
+// taken. An event that was not journaled (no ID) gets a random one.
+func EventRecordID(e Event, what string) string {
+	if e.ID == "" {
+		return NewAuditID(e.At)
+	}
+	sum := sha256.Sum256([]byte(e.ID + "\x00" + what))
+	b := [16]byte(sum[:16])
+	return uuidV7(&b, e.At)
+}
+
+// uuidV7 stamps b with t's Unix milliseconds, the version and the variant.
+func uuidV7(b *[16]byte, t time.Time) string {
+	putMillis(b, t)
 	b[6] = 0x70 | b[6]&0x0f // version 7
 	b[8] = 0x80 | b[8]&0x3f // RFC 9562 variant
-	return uuid.UUID(b).String()
+	return uuid.UUID(*b).String()
 }
 
 func putMillis(b *[16]byte, t time.Time) {
@@ -120,7 +142,8 @@ func NewAuditListener(store AuditStore, onError func(error)) EventListener {
 		if !ok {
 			return
 		}
-		if err := store.AppendAudit(context.WithoutCancel(ctx), entry); err != nil && onError != nil {
+		// A taken ID is this event's entry, written before a replay.
+		if err := store.AppendAudit(context.WithoutCancel(ctx), entry); err != nil && !errors.Is(err, ErrDuplicate) && onError != nil {
 			onError(fmt.Errorf("appending %s to the audit log of application %s: %w", entry.Action, entry.AppID, err))
 		}
 	}
@@ -131,7 +154,7 @@ func auditEntryOf(ctx context.Context, e Event) (*AuditEntry, bool) {
 	if !auditedKinds[e.Kind] || e.AppID == "" {
 		return nil, false
 	}
-	entry := &AuditEntry{ID: NewAuditID(e.At), At: e.At, AppID: e.AppID, Principal: PrincipalOf(ctx),
+	entry := &AuditEntry{ID: EventRecordID(e, "audit"), At: e.At, AppID: e.AppID, Principal: PrincipalOf(ctx),
 		Action: string(e.Kind), UserID: e.UserID, Target: e.Target}
 	if e.Kind == EventContentChanged && e.Change != "" {
 		entry.Action = e.Change
@@ -146,7 +169,16 @@ func auditEntryOf(ctx context.Context, e Event) (*AuditEntry, bool) {
 			entry.Target = e.AppID
 		}
 	}
-	entry.Before, entry.After = auditJSON(e.Before), auditJSON(e.After)
+	after := e.After
+	if e.Recovered {
+		// Written by the journal's recovery (see Event.Recovered).
+		after = maps.Clone(after)
+		if after == nil {
+			after = map[string]any{}
+		}
+		after["recovered"] = true
+	}
+	entry.Before, entry.After = auditJSON(e.Before), auditJSON(after)
 	return entry, true
 }
 

@@ -46,28 +46,37 @@ const (
 // the change affects and never a secret: no password, code, token or
 // secret, only identifiers (a session is named by its token's hash).
 type Event struct {
-	Kind  EventKind
-	At    time.Time
-	AppID string
+	// ID names the event across a replay (the journal record's ID and the
+	// event's place in it), so that a listener that writes it derives its
+	// record's ID from it and writes it once (see docs/design.md, "The
+	// event journal"). Empty for an event that was not journaled.
+	ID    string    `json:"-"`
+	Kind  EventKind `json:"kind"`
+	At    time.Time `json:"at"`
+	AppID string    `json:"app_id,omitempty"`
 	// APIKey is the application's key, for application events: caches
 	// are keyed by it.
-	APIKey string
+	APIKey string `json:"api_key,omitempty"`
 	// UserID is the user the event is about, if any.
-	UserID string
+	UserID string `json:"user_id,omitempty"`
 	// Username is that user's name, where the use case knows it (sign-ups,
 	// logins, deletions), for webhooks.
-	Username string
-	// SessionHash names the one session a logout ended.
-	SessionHash string
+	Username string `json:"username,omitempty"`
+	// SessionHash names the one session a login opened or a logout ended.
+	SessionHash string `json:"session_hash,omitempty"`
 	// LicenseID is the license of a license event (the first one of a
 	// batch of created licenses).
-	LicenseID string
+	LicenseID string `json:"license_id,omitempty"`
 	// Count is how many licenses were created.
-	Count int
+	Count int `json:"count,omitempty"`
 	// NewUser says UserID was created by the change itself, so no
 	// instance can have cached anything of that user: the event evicts
 	// nothing and the change feed leaves it out.
-	NewUser bool
+	NewUser bool `json:"new_user,omitempty"`
+	// Recovered says the event is told by the journal's recovery, after
+	// the instance that caused it stopped before telling it; the audit
+	// log records it.
+	Recovered bool `json:"-"`
 
 	// The fields below describe a change for the audit log; they are
 	// optional and, like the rest, never hold a secret.
@@ -75,16 +84,17 @@ type Event struct {
 	// Target names what the change is about when no field above does: a
 	// variable's name, a file's ID, the hashed account key of a throttle
 	// event.
-	Target string
+	Target string `json:"target,omitempty"`
 	// Change qualifies the kind: for EventContentChanged "variable.set",
 	// "variable.deleted", "file.uploaded" or "file.deleted"; for
 	// EventLoginThrottled the counter that holds back ("account_address",
 	// "address", "account", "license_code").
-	Change string
+	Change string `json:"change,omitempty"`
 	// Before and After are what the change replaced and what it stored
 	// (application settings without the secret's hash, a ban's reason, a
 	// grant, a file's name, size and digest), as plain JSON values.
-	Before, After map[string]any
+	Before map[string]any `json:"before,omitempty"`
+	After  map[string]any `json:"after,omitempty"`
 }
 
 // EventListener is told of every event, in order, on the goroutine of the

@@ -61,12 +61,18 @@ func (s *Service) UploadFile(ctx context.Context, appID string, up FileUpload, r
 	}
 	f.Size = counted.n
 	f.SHA256 = hex.EncodeToString(digest.Sum(nil))
-	if err := s.store.InsertFile(ctx, f); err != nil {
-		// The contents are invisible without the metadata; remove them.
-		_ = s.store.DeleteFile(context.WithoutCancel(ctx), f.ID)
-		return nil, wrapStore(err, "storing file")
+	// The change is the metadata, which makes the stored contents visible.
+	err := s.commit(ctx, func(ctx context.Context) error {
+		if err := s.store.InsertFile(ctx, f); err != nil {
+			// The contents are invisible without the metadata; remove them.
+			_ = s.store.DeleteFile(context.WithoutCancel(ctx), f.ID)
+			return wrapStore(err, "storing file")
+		}
+		return nil
+	}, Event{Kind: EventContentChanged, AppID: appID, Target: f.ID, Change: ContentFileUploaded, After: fileOf(f)})
+	if err != nil {
+		return nil, err
 	}
-	s.emit(ctx, Event{Kind: EventContentChanged, AppID: appID, Target: f.ID, Change: ContentFileUploaded, After: fileOf(f)})
 	return f, nil
 }
 
@@ -141,9 +147,6 @@ func (s *Service) DeleteFile(ctx context.Context, appID, fileID string) error {
 	if err != nil {
 		return err
 	}
-	if err := s.store.DeleteFile(ctx, fileID); err != nil {
-		return wrapStore(err, "deleting file")
-	}
-	s.emit(ctx, Event{Kind: EventContentChanged, AppID: appID, Target: f.ID, Change: ContentFileDeleted, Before: fileOf(f)})
-	return nil
+	return s.commit(ctx, func(ctx context.Context) error { return wrapStore(s.store.DeleteFile(ctx, fileID), "deleting file") },
+		Event{Kind: EventContentChanged, AppID: appID, Target: f.ID, Change: ContentFileDeleted, Before: fileOf(f)})
 }

@@ -67,14 +67,16 @@ func (s *Service) CreateLicenses(ctx context.Context, appID string, req LicenseR
 		batch[i] = License{ID: id, AppID: appID, CodeHint: codeHint(code), Grant: req.Grant, Note: req.Note, CreatedAt: now}
 		out[i] = IssuedLicense{License: batch[i], Code: code}
 	}
-	if err := s.store.InsertLicenses(ctx, batch); err != nil {
+	err := s.commit(ctx, func(ctx context.Context) error {
+		err := s.store.InsertLicenses(ctx, batch)
 		if errors.Is(err, ErrDuplicate) {
-			return nil, Refusal(CodeConflict, "A license with one of these codes exists already.")
+			return Refusal(CodeConflict, "A license with one of these codes exists already.")
 		}
-		return nil, wrapStore(err, "creating licenses")
+		return wrapStore(err, "creating licenses")
+	}, Event{Kind: EventLicensesCreated, AppID: appID, LicenseID: batch[0].ID, Count: len(batch), After: licensesOf(batch, imported)})
+	if err != nil {
+		return nil, err
 	}
-	s.emit(ctx, Event{Kind: EventLicensesCreated, AppID: appID, LicenseID: batch[0].ID, Count: len(batch),
-		After: licensesOf(batch, imported)})
 	return out, nil
 }
 
@@ -159,9 +161,8 @@ func (s *Service) DeleteLicense(ctx context.Context, appID, licenseID string) er
 	if st.Use != nil {
 		return Refusal(CodeConflict, "The license has been used and cannot be deleted.")
 	}
-	if err := s.store.DeleteLicense(ctx, licenseID); err != nil {
-		return wrapStore(err, "deleting license")
-	}
-	s.emit(ctx, Event{Kind: EventLicenseDeleted, AppID: appID, LicenseID: licenseID})
-	return nil
+	return s.commit(ctx, func(ctx context.Context) error {
+		return wrapStore(s.store.DeleteLicense(ctx, licenseID), "deleting license")
+	},
+		Event{Kind: EventLicenseDeleted, AppID: appID, LicenseID: licenseID})
 }

@@ -83,14 +83,21 @@ func (s *Service) setPassword(ctx context.Context, appID string, u *User, passwo
 	if err != nil {
 		return err
 	}
+	p, err := s.journal(ctx, Event{Kind: EventPasswordChanged, AppID: appID, UserID: u.ID})
+	if err != nil {
+		return err
+	}
 	err = s.store.SetAccountPassword(ctx, appID, UsernameKey(u.Username), hash)
+	if err != nil {
+		p.failed(err)
+	}
 	if errors.Is(err, ErrNotFound) {
 		return notFound("user")
 	}
 	if err != nil {
 		return wrapStore(err, "setting password")
 	}
-	defer s.emit(ctx, Event{Kind: EventPasswordChanged, AppID: appID, UserID: u.ID})
+	defer p.tell(ctx)
 	if err := s.store.DeleteUserSessions(ctx, u.ID); err != nil {
 		return wrapStore(err, "ending sessions")
 	}

@@ -61,11 +61,13 @@ func (s *Service) CreateSellerKey(ctx context.Context, appID, name string, scope
 	}
 	secret := randomToken("sk_", 32)
 	k := SellerKey{ID: uuid.NewString(), AppID: appID, Name: name, Scopes: clean, SecretHash: SecretHash(secret), CreatedAt: s.Now()}
-	if err := s.store.InsertSellerKey(ctx, &k); err != nil {
-		return nil, wrapStore(err, "creating seller key")
+	err := s.commit(ctx, func(ctx context.Context) error {
+		return wrapStore(s.store.InsertSellerKey(ctx, &k), "creating seller key")
+	},
+		Event{Kind: EventSellerKeyCreated, AppID: appID, Target: k.ID, After: map[string]any{"name": k.Name, "scopes": strings.Join(k.Scopes, " ")}})
+	if err != nil {
+		return nil, err
 	}
-	s.emit(ctx, Event{Kind: EventSellerKeyCreated, AppID: appID, Target: k.ID,
-		After: map[string]any{"name": k.Name, "scopes": strings.Join(k.Scopes, " ")}})
 	return &NewSellerKey{SellerKey: k, Secret: secret}, nil
 }
 
@@ -89,12 +91,12 @@ func (s *Service) RevokeSellerKey(ctx context.Context, appID, keyID string) erro
 	if !slices.ContainsFunc(ks, func(k SellerKey) bool { return k.ID == keyID }) {
 		return Refusal(CodeNotFound, "There is no such seller key.")
 	}
-	err = s.store.DeleteSellerKey(ctx, keyID)
-	if err != nil && !errors.Is(err, ErrNotFound) {
-		return wrapStore(err, "revoking seller key")
-	}
-	s.emit(ctx, Event{Kind: EventSellerKeyRevoked, AppID: appID, Target: keyID})
-	return nil
+	return s.commit(ctx, func(ctx context.Context) error {
+		if err := s.store.DeleteSellerKey(ctx, keyID); err != nil && !errors.Is(err, ErrNotFound) {
+			return wrapStore(err, "revoking seller key")
+		}
+		return nil
+	}, Event{Kind: EventSellerKeyRevoked, AppID: appID, Target: keyID})
 }
 
 // AuthenticateSellerKey returns the key whose secret this is. Wrong

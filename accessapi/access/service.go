@@ -5,6 +5,8 @@ import (
 	"crypto/rand"
 	"fmt"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // Config tunes a Service. Zero values take the documented defaults.
@@ -54,6 +56,9 @@ type Config struct {
 	// Observer, when set, is told of hash waits and times and of cache
 	// lookups (metrics).
 	Observer Observer
+	// Origin names this instance in the event journal (the change feed's
+	// origin, say). Default: a random name.
+	Origin string
 }
 
 // DefaultCacheEntries is the default bound of each cache.
@@ -86,6 +91,8 @@ type Service struct {
 	listeners []EventListener
 	throttle  *throttler
 	observer  Observer // nil without metrics
+	origin    string   // this instance, in the journal
+	clearer   *journalClearer
 }
 
 // NewService returns a Service over store.
@@ -104,6 +111,9 @@ func NewService(store Store, cfg Config) *Service {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.Origin == "" {
+		cfg.Origin = uuid.NewString()
 	}
 	key := make([]byte, 32)
 	_, _ = rand.Read(key)
@@ -131,6 +141,8 @@ func NewService(store Store, cfg Config) *Service {
 		totpKey:     totpKeyOf(cfg.FileKey),
 		listeners:   cfg.Listeners,
 		throttle:    newThrottler(cfg.Throttle, store, n, now),
+		origin:      cfg.Origin,
+		clearer:     &journalClearer{store: store},
 	}
 	s.observeWith(cfg.Observer)
 	s.throttle.held = s.emit

@@ -54,14 +54,20 @@ func (s *Service) Login(ctx context.Context, app *App, req LoginRequest) (*Sessi
 	if app.DeviceAuth {
 		sess.HardwareID = req.HardwareID
 	}
+	p, err := s.journal(ctx, Event{Kind: EventLoggedIn, At: now, AppID: app.ID, UserID: st.user.ID, Username: st.user.Username, SessionHash: sess.TokenHash})
+	if err != nil {
+		return nil, err
+	}
 	if err := s.store.InsertSession(ctx, sess); err != nil {
+		p.failed(err)
 		return nil, wrapStore(err, "creating session")
 	}
+	// The session exists: its event is told even if the cap fails.
+	defer p.tell(ctx)
 	if err := s.capSessions(ctx, app, st.user.ID); err != nil {
 		return nil, err
 	}
 	s.recordLogin(ctx, &LastLogin{UserID: st.user.ID, IP: req.IP, At: now})
-	s.emit(ctx, Event{Kind: EventLoggedIn, At: now, AppID: app.ID, UserID: st.user.ID, Username: st.user.Username})
 	return &SessionGrant{Token: token, ExpiresAt: sess.ExpiresAt}, nil
 }
 
@@ -90,11 +96,8 @@ func (s *Service) Logout(ctx context.Context, app *App, token string) error {
 	if sess.AppID != app.ID {
 		return errSessionInvalid
 	}
-	if err := s.store.DeleteSession(ctx, h); err != nil {
-		return wrapStore(err, "deleting session")
-	}
-	s.emit(ctx, Event{Kind: EventLoggedOut, AppID: app.ID, UserID: sess.UserID, SessionHash: h})
-	return nil
+	return s.commit(ctx, func(ctx context.Context) error { return wrapStore(s.store.DeleteSession(ctx, h), "deleting session") },
+		Event{Kind: EventLoggedOut, AppID: app.ID, UserID: sess.UserID, SessionHash: h})
 }
 
 // DeleteExpiredFailures removes failed attempts that no longer count.
@@ -124,10 +127,15 @@ func (s *Service) capSessions(ctx context.Context, app *App, userID string) erro
 		return wrapStore(err, "reading sessions")
 	}
 	for _, old := range sessions[:max(len(sessions)-limit, 0)] {
-		if err := s.store.DeleteSession(ctx, old.TokenHash); err != nil && !errors.Is(err, ErrNotFound) {
-			return wrapStore(err, "ending the oldest session")
+		err := s.commit(ctx, func(ctx context.Context) error {
+			if err := s.store.DeleteSession(ctx, old.TokenHash); err != nil && !errors.Is(err, ErrNotFound) {
+				return wrapStore(err, "ending the oldest session")
+			}
+			return nil
+		}, Event{Kind: EventLoggedOut, AppID: app.ID, UserID: userID, SessionHash: old.TokenHash})
+		if err != nil {
+			return err
 		}
-		s.emit(ctx, Event{Kind: EventLoggedOut, AppID: app.ID, UserID: userID, SessionHash: old.TokenHash})
 	}
 	return nil
 }

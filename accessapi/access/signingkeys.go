@@ -183,15 +183,15 @@ func (s *Service) RotateSigningKey(ctx context.Context, appID string) (*SigningK
 		if err != nil {
 			return nil, err
 		}
-		err = s.store.InsertSigningKey(ctx, k)
+		err = s.commit(ctx, func(ctx context.Context) error { return s.store.InsertSigningKey(ctx, k) },
+			Event{Kind: EventSigningKeyRotated, AppID: appID, APIKey: app.APIKey, Target: k.ID,
+				After: map[string]any{"key_id": k.ID, "generation": k.Generation, "algorithm": SigningAlgorithm}})
 		if errors.Is(err, ErrDuplicate) {
 			continue // another rotation took this generation: read again
 		}
 		if err != nil {
 			return nil, wrapStore(err, "rotating signing key")
 		}
-		s.emit(ctx, Event{Kind: EventSigningKeyRotated, AppID: appID, APIKey: app.APIKey, Target: k.ID,
-			After: map[string]any{"key_id": k.ID, "generation": k.Generation, "algorithm": SigningAlgorithm}})
 		return k, nil
 	}
 	return nil, Refusal(CodeConflict, "The key is being rotated by another request; try again.")
@@ -220,12 +220,13 @@ func (s *Service) RetireSigningKey(ctx context.Context, appID, keyID string) err
 	case i == len(keys)-1:
 		return Refusal(CodeConflict, "The active signing key cannot be retired; rotate the key first.")
 	}
-	if err := s.store.DeleteSigningKey(ctx, appID, keyID); err != nil && !errors.Is(err, ErrNotFound) {
-		return wrapStore(err, "retiring signing key")
-	}
-	s.emit(ctx, Event{Kind: EventSigningKeyRetired, AppID: appID, APIKey: app.APIKey, Target: keyID,
+	return s.commit(ctx, func(ctx context.Context) error {
+		if err := s.store.DeleteSigningKey(ctx, appID, keyID); err != nil && !errors.Is(err, ErrNotFound) {
+			return wrapStore(err, "retiring signing key")
+		}
+		return nil
+	}, Event{Kind: EventSigningKeyRetired, AppID: appID, APIKey: app.APIKey, Target: keyID,
 		Before: map[string]any{"key_id": keyID, "generation": keys[i].Generation}})
-	return nil
 }
 
 // createFirstSigningKey gives an application its first key (generation 1):

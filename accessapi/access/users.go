@@ -66,7 +66,14 @@ func (s *Service) SignUp(ctx context.Context, app *App, req SignUpRequest) (*Use
 		return nil, err
 	}
 	u := &User{ID: uuid.NewString(), AppID: app.ID, Username: req.Username, PasswordHash: hash, CreatedAt: s.Now()}
+	p, err := s.journal(ctx, Event{Kind: EventUserSignedUp, AppID: app.ID, UserID: u.ID, Username: u.Username})
+	if err != nil {
+		return nil, err
+	}
+	// The account is the sign-up: once it is written, the event is told
+	// whatever follows.
 	if err := s.store.InsertAccount(ctx, u); err != nil {
+		p.failed(err)
 		if errors.Is(err, ErrDuplicate) {
 			signUp.keep()
 			return nil, taken
@@ -74,6 +81,7 @@ func (s *Service) SignUp(ctx context.Context, app *App, req SignUpRequest) (*Use
 		return nil, wrapStore(err, "creating account")
 	}
 	signUp.keep() // the account exists
+	defer p.tell(ctx)
 	if err := s.ensureUser(ctx, u); err != nil {
 		return nil, err
 	}
@@ -81,7 +89,6 @@ func (s *Service) SignUp(ctx context.Context, app *App, req SignUpRequest) (*Use
 		return nil, err
 	}
 	s.throttle.remember(ctx, throttleKey("account", app.ID, UsernameKey(u.Username)), addr, deviceSource(app, req.HardwareID))
-	s.emit(ctx, Event{Kind: EventUserSignedUp, AppID: app.ID, UserID: u.ID, Username: u.Username})
 	return &UserView{ID: u.ID, AppID: app.ID, Username: u.Username}, nil
 }
 

@@ -32,10 +32,11 @@ func (s *Service) SetVariable(ctx context.Context, appID, name, value string) (*
 		return nil, Invalid(fields...)
 	}
 	v := &Variable{AppID: appID, Name: name, Value: value}
-	if err := s.store.PutVariable(ctx, v); err != nil {
-		return nil, wrapStore(err, "setting variable")
+	err := s.commit(ctx, func(ctx context.Context) error { return wrapStore(s.store.PutVariable(ctx, v), "setting variable") },
+		Event{Kind: EventContentChanged, AppID: appID, Target: name, Change: ContentVariableSet})
+	if err != nil {
+		return nil, err
 	}
-	s.emit(ctx, Event{Kind: EventContentChanged, AppID: appID, Target: name, Change: ContentVariableSet})
 	return v, nil
 }
 
@@ -68,13 +69,11 @@ func (s *Service) DeleteVariable(ctx context.Context, appID, name string) error 
 	if _, err := s.App(ctx, appID); err != nil {
 		return err
 	}
-	err := s.store.DeleteVariable(ctx, appID, name)
-	if errors.Is(err, ErrNotFound) {
-		return notFound("variable")
-	}
-	if err != nil {
+	return s.commit(ctx, func(ctx context.Context) error {
+		err := s.store.DeleteVariable(ctx, appID, name)
+		if errors.Is(err, ErrNotFound) {
+			return notFound("variable")
+		}
 		return wrapStore(err, "deleting variable")
-	}
-	s.emit(ctx, Event{Kind: EventContentChanged, AppID: appID, Target: name, Change: ContentVariableDeleted})
-	return nil
+	}, Event{Kind: EventContentChanged, AppID: appID, Target: name, Change: ContentVariableDeleted})
 }

@@ -3,6 +3,7 @@ package access
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -99,7 +100,7 @@ func (o *WebhookOutbox) Listen(ctx context.Context, e Event) {
 		if payload == nil {
 			payload = WebhookPayload(e)
 		}
-		ds = append(ds, WebhookDelivery{ID: NewAuditID(e.At), WebhookID: hooks[i].ID, AppID: e.AppID, Event: e.Kind, Payload: payload,
+		ds = append(ds, WebhookDelivery{ID: EventRecordID(e, hooks[i].ID), WebhookID: hooks[i].ID, AppID: e.AppID, Event: e.Kind, Payload: payload,
 			CreatedAt: e.At, Status: DeliveryPending, NextAttemptAt: e.At, RetryFrom: e.At})
 	}
 	if len(ds) == 0 {
@@ -107,11 +108,27 @@ func (o *WebhookOutbox) Listen(ctx context.Context, e Event) {
 	}
 	ctx, cancel := o.bounded(ctx)
 	defer cancel()
-	if err := o.store.InsertDeliveries(ctx, ds); err != nil {
+	if err := o.insert(ctx, ds); err != nil {
 		o.fail(fmt.Errorf("writing the %d %s deliveries of application %s: %w", len(ds), e.Kind, e.AppID, err))
 	} else if o.cfg.OnQueued != nil {
 		o.cfg.OnQueued()
 	}
+}
+
+// insert writes an event's deliveries. Their IDs derive from the event's,
+// so a replay of the event finds them taken: then each is written alone,
+// and one that is taken is already written.
+func (o *WebhookOutbox) insert(ctx context.Context, ds []WebhookDelivery) error {
+	err := o.store.InsertDeliveries(ctx, ds)
+	if !errors.Is(err, ErrDuplicate) {
+		return err
+	}
+	for i := range ds {
+		if err := o.store.InsertDeliveries(ctx, ds[i:i+1]); err != nil && !errors.Is(err, ErrDuplicate) {
+			return err
+		}
+	}
+	return nil
 }
 
 // bounded is the context of one store call of the outbox: it outlives the

@@ -57,13 +57,15 @@ func (s *Service) RotateWebhookSecret(ctx context.Context, appID, webhookID stri
 	if overlap > 0 {
 		rotated.PreviousSealedSecret, rotated.PreviousSecretUntil = was, s.Now().Add(overlap)
 	}
-	if err := s.store.RotateWebhookSecret(ctx, &rotated, was); err != nil {
+	err = s.commit(ctx, func(ctx context.Context) error {
+		err := s.store.RotateWebhookSecret(ctx, &rotated, was)
 		if errors.Is(err, ErrNotFound) {
-			return nil, Refusal(CodeConflict, "The endpoint's secret was rotated, or the endpoint deleted, meanwhile; read it again.")
+			return Refusal(CodeConflict, "The endpoint's secret was rotated, or the endpoint deleted, meanwhile; read it again.")
 		}
-		return nil, wrapStore(err, "rotating webhook secret")
+		return wrapStore(err, "rotating webhook secret")
+	}, Event{Kind: EventWebhookRotated, AppID: appID, Target: w.ID, After: map[string]any{"overlap_seconds": int64(overlap / time.Second)}})
+	if err != nil {
+		return nil, err
 	}
-	s.emit(ctx, Event{Kind: EventWebhookRotated, AppID: appID, Target: w.ID,
-		After: map[string]any{"overlap_seconds": int64(overlap / time.Second)}})
 	return &NewWebhook{Webhook: rotated, Secret: secret}, nil
 }

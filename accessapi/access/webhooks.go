@@ -261,10 +261,11 @@ func (s *Service) CreateWebhook(ctx context.Context, appID string, st WebhookSet
 	if w.SealedSecret, err = SealWebhookSecret(WebhookKey(s.fileKey), w.ID, secret); err != nil {
 		return nil, err
 	}
-	if err := s.store.InsertWebhook(ctx, &w); err != nil {
-		return nil, wrapStore(err, "creating webhook")
+	err = s.commit(ctx, func(ctx context.Context) error { return wrapStore(s.store.InsertWebhook(ctx, &w), "creating webhook") },
+		Event{Kind: EventWebhookCreated, AppID: appID, Target: w.ID, After: webhookSettingsOf(&w)})
+	if err != nil {
+		return nil, err
 	}
-	s.emit(ctx, Event{Kind: EventWebhookCreated, AppID: appID, Target: w.ID, After: webhookSettingsOf(&w)})
 	return &NewWebhook{Webhook: w, Secret: secret}, nil
 }
 
@@ -296,10 +297,11 @@ func (s *Service) UpdateWebhook(ctx context.Context, appID, webhookID string, st
 	if err := st.applyTo(w); err != nil {
 		return nil, err
 	}
-	if err := s.store.ReplaceWebhook(ctx, w); err != nil {
-		return nil, wrapStore(err, "updating webhook")
+	err = s.commit(ctx, func(ctx context.Context) error { return wrapStore(s.store.ReplaceWebhook(ctx, w), "updating webhook") },
+		Event{Kind: EventWebhookChanged, AppID: appID, Target: w.ID, Before: before, After: webhookSettingsOf(w)})
+	if err != nil {
+		return nil, err
 	}
-	s.emit(ctx, Event{Kind: EventWebhookChanged, AppID: appID, Target: w.ID, Before: before, After: webhookSettingsOf(w)})
 	return w, nil
 }
 
@@ -310,11 +312,12 @@ func (s *Service) DeleteWebhook(ctx context.Context, appID, webhookID string) er
 	if err != nil {
 		return err
 	}
-	if err := s.store.DeleteWebhook(ctx, webhookID); err != nil && !errors.Is(err, ErrNotFound) {
-		return wrapStore(err, "deleting webhook")
-	}
-	s.emit(ctx, Event{Kind: EventWebhookDeleted, AppID: appID, Target: w.ID, Before: webhookSettingsOf(w)})
-	return nil
+	return s.commit(ctx, func(ctx context.Context) error {
+		if err := s.store.DeleteWebhook(ctx, webhookID); err != nil && !errors.Is(err, ErrNotFound) {
+			return wrapStore(err, "deleting webhook")
+		}
+		return nil
+	}, Event{Kind: EventWebhookDeleted, AppID: appID, Target: w.ID, Before: webhookSettingsOf(w)})
 }
 
 // Deliveries lists an endpoint's deliveries, newest first, before the
@@ -374,13 +377,16 @@ func (s *Service) Redeliver(ctx context.Context, appID, webhookID, deliveryID st
 	}
 	now := s.Now()
 	d.Status, d.NextAttemptAt, d.RetryFrom = DeliveryPending, now, now
-	if err := s.store.UpdateDelivery(ctx, d, d.Attempts); err != nil {
+	err = s.commit(ctx, func(ctx context.Context) error {
+		err := s.store.UpdateDelivery(ctx, d, d.Attempts)
 		if errors.Is(err, ErrNotFound) {
-			return nil, Refusal(CodeConflict, "The delivery changed meanwhile; read it again.")
+			return Refusal(CodeConflict, "The delivery changed meanwhile; read it again.")
 		}
-		return nil, wrapStore(err, "scheduling redelivery")
+		return wrapStore(err, "scheduling redelivery")
+	}, Event{Kind: EventWebhookRedelivered, AppID: appID, Target: d.ID})
+	if err != nil {
+		return nil, err
 	}
-	s.emit(ctx, Event{Kind: EventWebhookRedelivered, AppID: appID, Target: d.ID})
 	return d, nil
 }
 

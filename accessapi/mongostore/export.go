@@ -187,7 +187,8 @@ func (s *Store) exportColl(ctx context.Context, coll string, conv func(bson.Raw)
 }
 
 // importedColls are the collections an import writes (and an empty store
-// has no documents in).
+// has no documents in). The event journal is not one: its records are
+// transient (see access.EventJournal).
 var importedColls = []string{collApps, collAccounts, collUsers, collDeletedUsers, collBans, collLastLogins, collLedger,
 	collMemberships, collLicenses, collLicenseUses, collDevices, collSessions, collVariables, collFiles,
 	bucketFiles + ".files", bucketFiles + ".chunks", collSigningKeys, collWebhooks, collDeliveries, collAttempts}

@@ -213,7 +213,9 @@ const importCacheKiB = 128 << 10
 
 // dataTables are the tables an empty store has no rows in. Seller keys
 // are not exported, but a store holding one is not empty: the key would
-// act on an imported application of its app_id.
+// act on an imported application of its app_id. The event journal is
+// neither exported nor counted: its records are transient (see
+// access.EventJournal).
 var dataTables = []string{"apps", "accounts", "users", "deleted_users", "bans", "last_logins", "ledger", "licenses",
 	"license_uses", "devices", "sessions", "variables", "files", "file_chunks", "signing_keys", "webhooks", "webhook_deliveries",
 	"webhook_attempts", "seller_keys"}

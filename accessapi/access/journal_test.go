@@ -1,0 +1,397 @@
+package access_test
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/appaccess/appaccess/accessapi/access"
+	"github.com/appaccess/appaccess/accessapi/storetest"
+)
+
+// journaled is an instance with the listeners that persist events: the
+// change feed's writer, the audit log and the webhook outbox, over a real
+// store.
+type journaled struct {
+	svc     *access.Service
+	sweeper *access.JournalSweeper
+}
+
+// dies is a listener that, first of all, ends the goroutine of the use case
+// that tells it: the process died after the change was stored and before
+// any listener ran.
+func dies(context.Context, access.Event) { runtime.Goexit() }
+
+func newJournaled(t *testing.T, store access.Store, first ...access.EventListener) *journaled {
+	t.Helper()
+	tail := access.NewFeedTailer(store, access.FeedConfig{})
+	outbox := access.NewWebhookOutbox(store, access.WebhookOutboxConfig{})
+	listeners := append(first, tail.Record, access.NewAuditListener(store, func(err error) { t.Errorf("audit: %v", err) }), outbox.Listen)
+	return &journaled{
+		svc: access.NewService(store, access.Config{Argon2: cheapArgon2, Listeners: listeners}),
+		// Every record is old enough for the test's sweeps (see settle).
+		sweeper: access.NewJournalSweeper(access.JournalSweeperConfig{Grace: time.Nanosecond}),
+	}
+}
+
+// settle lets the clock pass the millisecond of the last journal record,
+// so that a sweep with a grace of 1 ns finds it.
+func settle() { time.Sleep(2 * time.Millisecond) }
+
+// untilItDies runs a use case on a goroutine that may end without
+// returning (runtime.Goexit, as dies does).
+func untilItDies(useCase func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		useCase()
+	}()
+	<-done
+}
+
+// scene is an application with one endpoint for every webhook event, a
+// user and an unused license code.
+type scene struct {
+	app     *access.NewApp
+	hook    string
+	user    *access.UserView
+	license string
+}
+
+func newScene(t *testing.T, svc *access.Service) *scene {
+	t.Helper()
+	ctx := context.Background()
+	app, err := svc.CreateApp(ctx, access.AppSettings{Name: ptr("journal")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "https://example.com/hook"
+	hook, err := svc.CreateWebhook(ctx, app.ID, access.WebhookSettings{URL: &url, Events: access.WebhookEvents})
+	if err != nil {
+		t.Fatal(err)
+	}
+	user, err := svc.SignUp(ctx, &app.App, access.SignUpRequest{Username: "alice", Password: "correct horse battery"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls, err := svc.CreateLicenses(ctx, app.ID, access.LicenseRequest{Count: 1, Grant: minutesGrant(60)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The records of the scene's own events go now, not in 100 ms.
+	if err := svc.ClearJournal(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return &scene{app: app, hook: hook.ID, user: user, license: ls[0].Code}
+}
+
+// effects counts what the listeners wrote of kind about the scene: webhook
+// deliveries, audit entries (and how many are marked recovered) and change
+// feed entries.
+type effects struct{ deliveries, audit, recovered, feed int }
+
+func (e effects) minus(o effects) effects {
+	return effects{e.deliveries - o.deliveries, e.audit - o.audit, e.recovered - o.recovered, e.feed - o.feed}
+}
+
+// allEffects counts the effects of every kind of a case.
+func allEffects(t *testing.T, store access.Store, sc *scene, tc crashCase) map[access.EventKind]effects {
+	t.Helper()
+	m := map[access.EventKind]effects{}
+	for kind := range tc.want {
+		m[kind] = countEffects(t, store, sc, kind)
+	}
+	return m
+}
+
+// newEffects are the effects of each kind of a case since base.
+func newEffects(t *testing.T, store access.Store, sc *scene, tc crashCase, base map[access.EventKind]effects) map[access.EventKind]effects {
+	t.Helper()
+	m := allEffects(t, store, sc, tc)
+	for kind := range m {
+		m[kind] = m[kind].minus(base[kind])
+	}
+	return m
+}
+
+func countEffects(t *testing.T, store access.Store, sc *scene, kind access.EventKind) effects {
+	t.Helper()
+	ctx := context.Background()
+	var n effects
+	ds, err := store.Deliveries(ctx, sc.hook, "", 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range ds {
+		if d.Event == kind {
+			n.deliveries++
+		}
+	}
+	entries, err := store.AuditLog(ctx, sc.app.ID, access.AuditFilter{Action: string(kind)}, "", 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		n.audit++
+		if strings.Contains(string(e.After), `"recovered":true`) {
+			n.recovered++
+		}
+	}
+	cs, err := store.ChangesAfter(ctx, 0, 10000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cs {
+		if c.Kind == kind && c.AppID == sc.app.ID {
+			n.feed++
+		}
+	}
+	return n
+}
+
+func journalLeft(t *testing.T, store access.Store) int {
+	t.Helper()
+	recs, err := store.JournalBefore(context.Background(), time.Now().Add(time.Hour), 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(recs)
+}
+
+// crashCase is a use case that a crash interrupts, and what its events
+// leave once a restarted instance swept the journal.
+type crashCase struct {
+	name string
+	run  func(svc *access.Service, sc *scene)
+	// kinds and what each must show after the sweep.
+	want map[access.EventKind]effects
+}
+
+// changeCases are the use cases the crash tests interrupt. A ban is a
+// webhook, an audit entry and a change-feed entry; a license sign-up is
+// two webhooks (sign-ups are client traffic, not audited, and a new user
+// is no feed entry).
+func changeCases() []crashCase {
+	ctx := context.Background()
+	return []crashCase{
+		{"Ban", func(svc *access.Service, sc *scene) { _ = svc.BanUser(ctx, sc.app.ID, sc.user.ID, "chargeback") },
+			map[access.EventKind]effects{access.EventUserBanned: {deliveries: 1, audit: 1, recovered: 1, feed: 1}}},
+		{"LicenseSignUp", func(svc *access.Service, sc *scene) { _, _ = svc.SignUpWithLicense(ctx, &sc.app.App, sc.license, "") },
+			map[access.EventKind]effects{access.EventUserSignedUp: {deliveries: 1}, access.EventLicenseActivated: {deliveries: 1}}},
+	}
+}
+
+// TestJournal_ACrashBetweenTheChangeAndItsListenersIsRecoveredOnceByTheNextInstance
+// stops a use case after its change is stored and before any listener ran
+// (the process died): nothing of its events is written. A restarted
+// instance on the same store sweeps the journal: the webhook deliveries,
+// the audit entry (marked recovered) and the change-feed entry appear,
+// each once, and a second sweep adds nothing.
+func TestJournal_ACrashBetweenTheChangeAndItsListenersIsRecoveredOnceByTheNextInstance(t *testing.T) {
+	for _, tc := range changeCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			store := storetest.SQLite(t)
+			sc := newScene(t, newJournaled(t, store).svc)
+			base := allEffects(t, store, sc, tc)
+			untilItDies(func() { tc.run(newJournaled(t, store, dies).svc, sc) })
+			for kind, got := range newEffects(t, store, sc, tc, base) {
+				if got != (effects{}) {
+					t.Fatalf("%s before the restart: %+v, want nothing (no listener ran)", kind, got)
+				}
+			}
+			restarted := newJournaled(t, store)
+			settle()
+			for range 2 {
+				if err := restarted.sweeper.Sweep(context.Background(), restarted.svc); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got := newEffects(t, store, sc, tc, base)
+			for kind, want := range tc.want {
+				if got := got[kind]; got != want {
+					t.Errorf("%s after the restart's sweeps: %+v, want %+v", kind, got, want)
+				}
+			}
+			if n := journalLeft(t, store); n != 0 {
+				t.Errorf("%d journal records left after the sweep", n)
+			}
+		})
+	}
+}
+
+// diesBefore is the real store whose write of the change ends the use
+// case's goroutine before anything is written: the process died after the
+// journal record and before the change.
+type diesBefore struct{ access.Store }
+
+func (diesBefore) InsertBan(context.Context, *access.Ban) error { runtime.Goexit(); return nil }
+func (diesBefore) RedeemLicense(context.Context, *access.Redemption) error {
+	runtime.Goexit()
+	return nil
+}
+func (diesBefore) InsertLicenseUse(context.Context, *access.LicenseUse, access.Grant) error {
+	runtime.Goexit()
+	return nil
+}
+
+// TestJournal_ACrashBeforeTheChangeTellsNothing stops a use case after its
+// journal record and before its change: the restarted instance's sweep
+// finds that the change was not made and writes no webhook, no audit entry
+// and no feed entry, and drops the record.
+func TestJournal_ACrashBeforeTheChangeTellsNothing(t *testing.T) {
+	for _, tc := range changeCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			store := storetest.SQLite(t)
+			sc := newScene(t, newJournaled(t, store).svc)
+			base := allEffects(t, store, sc, tc)
+			untilItDies(func() { tc.run(newJournaled(t, diesBefore{store}).svc, sc) })
+			if n := journalLeft(t, store); n != 1 {
+				t.Fatalf("%d journal records before the restart, want the crashed use case's 1", n)
+			}
+			restarted := newJournaled(t, store)
+			var dropped []access.EventKind
+			sweeper := access.NewJournalSweeper(access.JournalSweeperConfig{Grace: time.Nanosecond,
+				OnRecovered: func(e access.Event, o access.RecoveryOutcome) {
+					if o == access.RecoveryDropped {
+						dropped = append(dropped, e.Kind)
+					}
+				}})
+			settle()
+			if err := sweeper.Sweep(context.Background(), restarted.svc); err != nil {
+				t.Fatal(err)
+			}
+			for kind, got := range newEffects(t, store, sc, tc, base) {
+				if got != (effects{}) {
+					t.Errorf("%s of a change that was not made: %+v, want nothing", kind, got)
+				}
+			}
+			if len(dropped) != len(tc.want) {
+				t.Errorf("dropped %v, want the %d events of the change", dropped, len(tc.want))
+			}
+			if n := journalLeft(t, store); n != 0 {
+				t.Errorf("%d journal records left after the sweep", n)
+			}
+		})
+	}
+}
+
+// TestJournal_TwoInstancesRecoveringOneRecordAtOnceWriteEachEffectOnce
+// crashes the use cases, then two restarted instances sweep at the same
+// time: each webhook delivery and audit entry is written once (their IDs
+// derive from the event's). The change feed may take an entry twice, an
+// extra eviction.
+func TestJournal_TwoInstancesRecoveringOneRecordAtOnceWriteEachEffectOnce(t *testing.T) {
+	for _, tc := range changeCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			store := storetest.SQLite(t)
+			sc := newScene(t, newJournaled(t, store).svc)
+			base := allEffects(t, store, sc, tc)
+			untilItDies(func() { tc.run(newJournaled(t, store, dies).svc, sc) })
+			a, b := newJournaled(t, store), newJournaled(t, store)
+			// Both read the record before either deletes it.
+			var wg sync.WaitGroup
+			for _, in := range []*journaled{a, b} {
+				wg.Go(func() {
+					if _, err := in.svc.RecoverJournal(context.Background(), time.Now().Add(time.Hour), 10, nil); err != nil {
+						t.Error(err)
+					}
+				})
+			}
+			wg.Wait()
+			all := newEffects(t, store, sc, tc, base)
+			for kind, want := range tc.want {
+				got := all[kind]
+				if got.deliveries != want.deliveries || got.audit != want.audit {
+					t.Errorf("%s after two concurrent recoveries: %+v, want %d deliveries and %d audit entries", kind, got, want.deliveries, want.audit)
+				}
+				if want.feed > 0 && got.feed < 1 {
+					t.Errorf("%s: no change-feed entry", kind)
+				}
+			}
+		})
+	}
+}
+
+// TestJournal_AReplayedRecordWritesNothingTwice tells the listeners of a
+// use case in full, then recovers its record as if the instance had died
+// before deleting it: no delivery and no audit entry is written twice.
+func TestJournal_AReplayedRecordWritesNothingTwice(t *testing.T) {
+	for _, tc := range changeCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			store := storetest.SQLite(t)
+			sc := newScene(t, newJournaled(t, store).svc)
+			// No ClearJournal: the records stay, as after a crash right
+			// after the listeners ran (the batch delete is 100 ms later).
+			svc := newJournaled(t, store).svc
+			base := allEffects(t, store, sc, tc)
+			tc.run(svc, sc)
+			before := newEffects(t, store, sc, tc, base)
+			if _, err := svc.RecoverJournal(context.Background(), time.Now().Add(time.Hour), 100, nil); err != nil {
+				t.Fatal(err)
+			}
+			after := newEffects(t, store, sc, tc, base)
+			for kind, want := range tc.want {
+				got := after[kind]
+				if got.deliveries != want.deliveries || got.audit != want.audit || got.deliveries != before[kind].deliveries {
+					t.Errorf("%s after a replay of a told event: %+v (before %+v), want %d deliveries and %d audit entries",
+						kind, got, before[kind], want.deliveries, want.audit)
+				}
+			}
+		})
+	}
+}
+
+// failsWith is the real store whose ban write fails with err.
+type failsWith struct {
+	access.Store
+	err error
+}
+
+func (f failsWith) InsertBan(context.Context, *access.Ban) error { return f.err }
+
+// TestJournal_AFailedChangeLetsItsRecordGoOnlyWhenTheFailureIsDefinite: a
+// refusal (the change was not made) deletes the record at once; an error
+// that leaves the change unknown (the store unreachable) keeps it for the
+// recovery.
+func TestJournal_AFailedChangeLetsItsRecordGoOnlyWhenTheFailureIsDefinite(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+		left int
+	}{
+		{"NotFoundIsDefinite", access.ErrNotFound, 0},
+		{"UnreachableStoreIsNot", errors.New("connection refused"), 1},
+		{"DeadlineIsNot", context.DeadlineExceeded, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			store := storetest.SQLite(t)
+			sc := newScene(t, newJournaled(t, store).svc)
+			svc := newJournaled(t, failsWith{store, tc.err}).svc
+			if err := svc.BanUser(context.Background(), sc.app.ID, sc.user.ID, ""); err == nil {
+				t.Fatal("the ban succeeded")
+			}
+			if err := svc.ClearJournal(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if n := journalLeft(t, store); n != tc.left {
+				t.Fatalf("%d journal records left, want %d", n, tc.left)
+			}
+		})
+	}
+}
+
+// TestJournal_ToldEventsLeaveNoRecord: once the listeners were told, the
+// record is deleted (in a batch).
+func TestJournal_ToldEventsLeaveNoRecord(t *testing.T) {
+	store := storetest.SQLite(t)
+	in := newJournaled(t, store)
+	sc := newScene(t, in.svc)
+	for _, tc := range changeCases() {
+		tc.run(in.svc, sc)
+	}
+	waitFor(t, "the journal records deleted", 5*time.Second, func() bool { return journalLeft(t, store) == 0 })
+}
