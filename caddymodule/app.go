@@ -220,27 +220,41 @@ func (a *App) Start() error {
 		Throttle:           a.Throttle.policy(),
 		FileKey:            fileKey,
 		Observer:           newMetricsObserver(),
+		Origin:             tailer.Origin(),
 	})
 	a.live.Store(&running{svc: svc, api: clientapi.NewHandler(svc, clientIP, a.logger)})
 	a.stop = make(chan struct{})
-	a.stopped.Add(3)
+	a.stopped.Add(4)
 	go a.cleanExpiredSessions(svc)
-	// The feed tailer and the webhook dispatcher (whose attempts in flight
-	// are cut short and retried later, by any instance) run until Stop.
+	// The feed tailer, the webhook dispatcher (whose attempts in flight
+	// are cut short and retried later, by any instance) and the journal
+	// sweeper run until Stop.
 	go a.runUntilStop(func(ctx context.Context) { tailer.Run(ctx, svc) })
 	go a.runUntilStop(dispatcher.Run)
+	sweeper := a.newJournalSweeper()
+	go a.runUntilStop(func(ctx context.Context) { sweeper.Run(ctx, svc) })
 	return nil
 }
 
-// Stop ends the background work (the session cleanup, the change feed and
+// Stop ends the background work (the session cleanup, the change feed,
 // the webhook dispatcher, whose attempts in flight are cut short and
-// retried later); requests in flight keep the service. Caddy stops the
+// retried later, and the journal sweeper) and deletes the journal records
+// of the events told so far; requests in flight keep the service. Caddy stops the
 // old config's app on a reload, so nothing of it keeps running.
 func (a *App) Stop() error {
 	if a.stop != nil {
 		close(a.stop)
 		a.stopped.Wait()
 		a.stop = nil
+	}
+	// The journal records of the events told so far go now, not in the
+	// next batch, so that a clean stop leaves none to recover.
+	if r := a.live.Load(); r != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := r.svc.ClearJournal(ctx); err != nil {
+			a.logger.Warn("clearing the event journal; the records are recovered later", zap.Error(err))
+		}
 	}
 	return nil
 }
