@@ -221,6 +221,7 @@ func (a *App) Start() error {
 		FileKey:            fileKey,
 		Observer:           newMetricsObserver(),
 		Origin:             tailer.Origin(),
+		Subscribed:         outbox.Subscribed,
 	})
 	a.live.Store(&running{svc: svc, api: clientapi.NewHandler(svc, clientIP, a.logger)})
 	a.stop = make(chan struct{})

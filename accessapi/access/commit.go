@@ -31,9 +31,21 @@ type pendingEvents struct {
 
 // persisted reports whether a listener writes something of e to the store
 // (a change-feed entry, an audit entry, a webhook delivery), so that a
-// crash before it is told would lose something.
-func (e Event) persisted() bool {
-	return e.invalidatesCaches() || (e.AppID != "" && (auditedKinds[e.Kind] || slices.Contains(WebhookEvents, e.Kind)))
+// crash before it is told would lose something. A webhook event is
+// persisted only if an endpoint subscribes to it, when the service can
+// tell (Config.Subscribed); when it cannot read the endpoints, it is.
+func (s *Service) persisted(ctx context.Context, e Event) bool {
+	if e.invalidatesCaches() || (e.AppID != "" && auditedKinds[e.Kind]) {
+		return true
+	}
+	if e.AppID == "" || !slices.Contains(WebhookEvents, e.Kind) {
+		return false
+	}
+	if s.subscribed == nil {
+		return true
+	}
+	ok, err := s.subscribed(ctx, e)
+	return ok || err != nil
 }
 
 // journal stamps evs with the time and, when a listener persists any of
@@ -46,7 +58,7 @@ func (s *Service) journal(ctx context.Context, evs ...Event) (*pendingEvents, er
 		}
 	}
 	p := &pendingEvents{s: s, evs: evs}
-	if !slices.ContainsFunc(evs, Event.persisted) {
+	if !slices.ContainsFunc(evs, func(e Event) bool { return s.persisted(ctx, e) }) {
 		return p, nil
 	}
 	id := NewAuditID(now)

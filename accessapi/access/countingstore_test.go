@@ -359,3 +359,18 @@ func (c *countingStore) Variables(a0 context.Context, a1 string) ([]access.Varia
 	c.count("Variables")
 	return c.Store.Variables(a0, a1)
 }
+
+func (c *countingStore) InsertJournal(a0 context.Context, a1 *access.JournalRecord) error {
+	c.count("InsertJournal")
+	return c.Store.InsertJournal(a0, a1)
+}
+
+func (c *countingStore) DeleteJournal(a0 context.Context, a1 []string) error {
+	c.count("DeleteJournal")
+	return c.Store.DeleteJournal(a0, a1)
+}
+
+func (c *countingStore) JournalBefore(a0 context.Context, a1 time.Time, a2 int) ([]access.JournalRecord, error) {
+	c.count("JournalBefore")
+	return c.Store.JournalBefore(a0, a1, a2)
+}

@@ -32,7 +32,7 @@ func newJournaled(t *testing.T, store access.Store, first ...access.EventListene
 	outbox := access.NewWebhookOutbox(store, access.WebhookOutboxConfig{})
 	listeners := append(first, tail.Record, access.NewAuditListener(store, func(err error) { t.Errorf("audit: %v", err) }), outbox.Listen)
 	return &journaled{
-		svc: access.NewService(store, access.Config{Argon2: cheapArgon2, Listeners: listeners}),
+		svc: access.NewService(store, access.Config{Argon2: cheapArgon2, Listeners: listeners, Subscribed: outbox.Subscribed}),
 		// Every record is old enough for the test's sweeps (see settle).
 		sweeper: access.NewJournalSweeper(access.JournalSweeperConfig{Grace: time.Nanosecond}),
 	}
@@ -394,4 +394,61 @@ func TestJournal_ToldEventsLeaveNoRecord(t *testing.T) {
 		tc.run(in.svc, sc)
 	}
 	waitFor(t, "the journal records deleted", 5*time.Second, func() bool { return journalLeft(t, store) == 0 })
+}
+
+// TestJournal_AnEventOnlyWebhooksPersistIsJournaledOnlyWhenAnEndpointSubscribes:
+// a login and a license sign-up, which only the webhook outbox persists,
+// write no journal record in an application without an endpoint for them,
+// and one once an endpoint subscribes; a ban (audited, in the change feed)
+// always writes one.
+func TestJournal_AnEventOnlyWebhooksPersistIsJournaledOnlyWhenAnEndpointSubscribes(t *testing.T) {
+	ctx := context.Background()
+	store := newCountingStore(storetest.SQLite(t))
+	in := newJournaled(t, store)
+	app, err := in.svc.CreateApp(ctx, access.AppSettings{Name: ptr("quiet")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{store: store, svc: in.svc, app: &app.App}
+	codes := []string{f.license(t, minutesGrant(60)), f.license(t, minutesGrant(60))}
+	journalWrites := func() int {
+		n := 0
+		for _, call := range store.take() {
+			if call == "InsertJournal" {
+				n++
+			}
+		}
+		return n
+	}
+	url := "https://example.com/hook"
+	steps := []struct {
+		name string
+		do   func() error
+		want int
+	}{
+		{"license sign-up, no endpoint", func() error { _, err := in.svc.SignUpWithLicense(ctx, &app.App, codes[0], ""); return err }, 0},
+		{"login, no endpoint", func() error {
+			_, err := in.svc.Login(ctx, &app.App, access.LoginRequest{Credentials: access.Credentials{Code: codes[0]}})
+			return err
+		}, 0},
+		{"an endpoint for logins", func() error {
+			_, err := in.svc.CreateWebhook(ctx, app.ID, access.WebhookSettings{URL: &url, Events: []access.EventKind{access.EventLoggedIn}})
+			return err
+		}, 1},
+		{"license sign-up, no endpoint for it", func() error { _, err := in.svc.SignUpWithLicense(ctx, &app.App, codes[1], ""); return err }, 0},
+		{"login, an endpoint subscribes", func() error {
+			_, err := in.svc.Login(ctx, &app.App, access.LoginRequest{Credentials: access.Credentials{Code: codes[0]}})
+			return err
+		}, 1},
+		{"ban", func() error { return in.svc.BanUser(ctx, app.ID, codeUserID(t, in.svc, &app.App, codes[1]), "") }, 1},
+	}
+	store.take()
+	for _, st := range steps {
+		if err := st.do(); err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		if got := journalWrites(); got != st.want {
+			t.Errorf("%s: %d journal records written, want %d", st.name, got, st.want)
+		}
+	}
 }

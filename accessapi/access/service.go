@@ -59,6 +59,11 @@ type Config struct {
 	// Origin names this instance in the event journal (the change feed's
 	// origin, say). Default: a random name.
 	Origin string
+	// Subscribed, when set, reports whether a webhook endpoint subscribes
+	// to an event (WebhookOutbox.Subscribed): an event that only the
+	// webhook outbox persists (a login, a license sign-up) is journaled
+	// only then. Unset, every webhook event is journaled.
+	Subscribed func(ctx context.Context, e Event) (bool, error)
 }
 
 // DefaultCacheEntries is the default bound of each cache.
@@ -93,6 +98,8 @@ type Service struct {
 	observer  Observer // nil without metrics
 	origin    string   // this instance, in the journal
 	clearer   *journalClearer
+	// subscribed is Config.Subscribed.
+	subscribed func(ctx context.Context, e Event) (bool, error)
 }
 
 // NewService returns a Service over store.
@@ -143,6 +150,7 @@ func NewService(store Store, cfg Config) *Service {
 		throttle:    newThrottler(cfg.Throttle, store, n, now),
 		origin:      cfg.Origin,
 		clearer:     &journalClearer{store: store},
+		subscribed:  cfg.Subscribed,
 	}
 	s.observeWith(cfg.Observer)
 	s.throttle.held = s.emit

@@ -131,6 +131,18 @@ func (o *WebhookOutbox) insert(ctx context.Context, ds []WebhookDelivery) error 
 	return nil
 }
 
+// Subscribed reports whether an enabled endpoint of e's application
+// subscribes to e's kind, from the cached endpoints when fresh: the
+// service journals an event that only webhooks persist only then
+// (Config.Subscribed).
+func (o *WebhookOutbox) Subscribed(ctx context.Context, e Event) (bool, error) {
+	hooks, err := o.endpoints(ctx, e.AppID)
+	if err != nil {
+		return false, err
+	}
+	return slices.ContainsFunc(hooks, func(w Webhook) bool { return w.Subscribes(e.Kind) }), nil
+}
+
 // bounded is the context of one store call of the outbox: it outlives the
 // use case's cancellation (the change is stored already) up to Timeout.
 func (o *WebhookOutbox) bounded(ctx context.Context) (context.Context, context.CancelFunc) {
