@@ -185,6 +185,47 @@ func changeCases() []crashCase {
 	}
 }
 
+// crashed is a scene on a real SQLite store and a case that ran on an
+// instance that died.
+type crashed struct {
+	store access.Store
+	sc    *scene
+	tc    crashCase
+	base  map[access.EventKind]effects
+}
+
+// crash sets the scene, then runs tc on the instance dying makes over the
+// store, until its goroutine ends (none: no case runs).
+func crash(t *testing.T, tc crashCase, dying func(access.Store) *journaled) *crashed {
+	t.Helper()
+	store := storetest.SQLite(t)
+	c := &crashed{store: store, sc: newScene(t, newJournaled(t, store).svc), tc: tc}
+	c.base = allEffects(t, store, c.sc, tc)
+	if dying != nil {
+		untilItDies(func() { tc.run(dying(store).svc, c.sc) })
+	}
+	return c
+}
+
+// effects are the case's effects since the scene was set.
+func (c *crashed) effects(t *testing.T) map[access.EventKind]effects {
+	t.Helper()
+	return newEffects(t, c.store, c.sc, c.tc, c.base)
+}
+
+// wantOnce checks that each delivery and audit entry of the case was
+// written once (the change feed may take an entry twice: an extra
+// eviction).
+func (c *crashed) wantOnce(t *testing.T, after string) {
+	t.Helper()
+	for kind, got := range c.effects(t) {
+		want := c.tc.want[kind]
+		if got.deliveries != want.deliveries || got.audit != want.audit || (want.feed > 0) != (got.feed > 0) {
+			t.Errorf("%s after %s: %+v, want %d deliveries, %d audit entries, %d feed entries", kind, after, got, want.deliveries, want.audit, want.feed)
+		}
+	}
+}
+
 // TestJournal_ACrashBetweenTheChangeAndItsListenersIsRecoveredOnceByTheNextInstance
 // stops a use case after its change is stored and before any listener ran
 // (the process died): nothing of its events is written. A restarted
@@ -194,29 +235,26 @@ func changeCases() []crashCase {
 func TestJournal_ACrashBetweenTheChangeAndItsListenersIsRecoveredOnceByTheNextInstance(t *testing.T) {
 	for _, tc := range changeCases() {
 		t.Run(tc.name, func(t *testing.T) {
-			store := storetest.SQLite(t)
-			sc := newScene(t, newJournaled(t, store).svc)
-			base := allEffects(t, store, sc, tc)
-			untilItDies(func() { tc.run(newJournaled(t, store, dies).svc, sc) })
-			for kind, got := range newEffects(t, store, sc, tc, base) {
+			c := crash(t, tc, func(store access.Store) *journaled { return newJournaled(t, store, dies) })
+			for kind, got := range c.effects(t) {
 				if got != (effects{}) {
 					t.Fatalf("%s before the restart: %+v, want nothing (no listener ran)", kind, got)
 				}
 			}
-			restarted := newJournaled(t, store)
+			restarted := newJournaled(t, c.store)
 			settle()
 			for range 2 {
 				if err := restarted.sweeper.Sweep(context.Background(), restarted.svc); err != nil {
 					t.Fatal(err)
 				}
 			}
-			got := newEffects(t, store, sc, tc, base)
+			got := c.effects(t)
 			for kind, want := range tc.want {
 				if got := got[kind]; got != want {
 					t.Errorf("%s after the restart's sweeps: %+v, want %+v", kind, got, want)
 				}
 			}
-			if n := journalLeft(t, store); n != 0 {
+			if n := journalLeft(t, c.store); n != 0 {
 				t.Errorf("%d journal records left after the sweep", n)
 			}
 		})
@@ -245,14 +283,11 @@ func (diesBefore) InsertLicenseUse(context.Context, *access.LicenseUse, access.G
 func TestJournal_ACrashBeforeTheChangeTellsNothing(t *testing.T) {
 	for _, tc := range changeCases() {
 		t.Run(tc.name, func(t *testing.T) {
-			store := storetest.SQLite(t)
-			sc := newScene(t, newJournaled(t, store).svc)
-			base := allEffects(t, store, sc, tc)
-			untilItDies(func() { tc.run(newJournaled(t, diesBefore{store}).svc, sc) })
-			if n := journalLeft(t, store); n != 1 {
+			c := crash(t, tc, func(store access.Store) *journaled { return newJournaled(t, diesBefore{store}) })
+			if n := journalLeft(t, c.store); n != 1 {
 				t.Fatalf("%d journal records before the restart, want the crashed use case's 1", n)
 			}
-			restarted := newJournaled(t, store)
+			restarted := newJournaled(t, c.store)
 			var dropped []access.EventKind
 			sweeper := access.NewJournalSweeper(access.JournalSweeperConfig{Grace: time.Nanosecond,
 				OnRecovered: func(e access.Event, o access.RecoveryOutcome) {
@@ -264,7 +299,7 @@ func TestJournal_ACrashBeforeTheChangeTellsNothing(t *testing.T) {
 			if err := sweeper.Sweep(context.Background(), restarted.svc); err != nil {
 				t.Fatal(err)
 			}
-			for kind, got := range newEffects(t, store, sc, tc, base) {
+			for kind, got := range c.effects(t) {
 				if got != (effects{}) {
 					t.Errorf("%s of a change that was not made: %+v, want nothing", kind, got)
 				}
@@ -272,7 +307,7 @@ func TestJournal_ACrashBeforeTheChangeTellsNothing(t *testing.T) {
 			if len(dropped) != len(tc.want) {
 				t.Errorf("dropped %v, want the %d events of the change", dropped, len(tc.want))
 			}
-			if n := journalLeft(t, store); n != 0 {
+			if n := journalLeft(t, c.store); n != 0 {
 				t.Errorf("%d journal records left after the sweep", n)
 			}
 		})
@@ -280,21 +315,15 @@ func TestJournal_ACrashBeforeTheChangeTellsNothing(t *testing.T) {
 }
 
 // TestJournal_TwoInstancesRecoveringOneRecordAtOnceWriteEachEffectOnce
-// crashes the use cases, then two restarted instances sweep at the same
+// crashes the use cases, then two restarted instances recover at the same
 // time: each webhook delivery and audit entry is written once (their IDs
-// derive from the event's). The change feed may take an entry twice, an
-// extra eviction.
+// derive from the event's).
 func TestJournal_TwoInstancesRecoveringOneRecordAtOnceWriteEachEffectOnce(t *testing.T) {
 	for _, tc := range changeCases() {
 		t.Run(tc.name, func(t *testing.T) {
-			store := storetest.SQLite(t)
-			sc := newScene(t, newJournaled(t, store).svc)
-			base := allEffects(t, store, sc, tc)
-			untilItDies(func() { tc.run(newJournaled(t, store, dies).svc, sc) })
-			a, b := newJournaled(t, store), newJournaled(t, store)
-			// Both read the record before either deletes it.
+			c := crash(t, tc, func(store access.Store) *journaled { return newJournaled(t, store, dies) })
 			var wg sync.WaitGroup
-			for _, in := range []*journaled{a, b} {
+			for _, in := range []*journaled{newJournaled(t, c.store), newJournaled(t, c.store)} {
 				wg.Go(func() {
 					if _, err := in.svc.RecoverJournal(context.Background(), time.Now().Add(time.Hour), 10, nil); err != nil {
 						t.Error(err)
@@ -302,16 +331,7 @@ func TestJournal_TwoInstancesRecoveringOneRecordAtOnceWriteEachEffectOnce(t *tes
 				})
 			}
 			wg.Wait()
-			all := newEffects(t, store, sc, tc, base)
-			for kind, want := range tc.want {
-				got := all[kind]
-				if got.deliveries != want.deliveries || got.audit != want.audit {
-					t.Errorf("%s after two concurrent recoveries: %+v, want %d deliveries and %d audit entries", kind, got, want.deliveries, want.audit)
-				}
-				if want.feed > 0 && got.feed < 1 {
-					t.Errorf("%s: no change-feed entry", kind)
-				}
-			}
+			c.wantOnce(t, "two concurrent recoveries")
 		})
 	}
 }
@@ -322,25 +342,16 @@ func TestJournal_TwoInstancesRecoveringOneRecordAtOnceWriteEachEffectOnce(t *tes
 func TestJournal_AReplayedRecordWritesNothingTwice(t *testing.T) {
 	for _, tc := range changeCases() {
 		t.Run(tc.name, func(t *testing.T) {
-			store := storetest.SQLite(t)
-			sc := newScene(t, newJournaled(t, store).svc)
+			c := crash(t, tc, nil)
 			// No ClearJournal: the records stay, as after a crash right
 			// after the listeners ran (the batch delete is 100 ms later).
-			svc := newJournaled(t, store).svc
-			base := allEffects(t, store, sc, tc)
-			tc.run(svc, sc)
-			before := newEffects(t, store, sc, tc, base)
+			svc := newJournaled(t, c.store).svc
+			tc.run(svc, c.sc)
+			c.wantOnce(t, "the use case")
 			if _, err := svc.RecoverJournal(context.Background(), time.Now().Add(time.Hour), 100, nil); err != nil {
 				t.Fatal(err)
 			}
-			after := newEffects(t, store, sc, tc, base)
-			for kind, want := range tc.want {
-				got := after[kind]
-				if got.deliveries != want.deliveries || got.audit != want.audit || got.deliveries != before[kind].deliveries {
-					t.Errorf("%s after a replay of a told event: %+v (before %+v), want %d deliveries and %d audit entries",
-						kind, got, before[kind], want.deliveries, want.audit)
-				}
-			}
+			c.wantOnce(t, "a replay of its told events")
 		})
 	}
 }

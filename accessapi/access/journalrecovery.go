@@ -84,87 +84,87 @@ func (s *Service) RecoverJournal(ctx context.Context, before time.Time, limit in
 
 // tookEffect reads in the store whether e's change was made.
 func (s *Service) tookEffect(ctx context.Context, e Event) (RecoveryOutcome, error) {
-	switch e.Kind {
-	case EventUserSignedUp:
-		if e.LicenseID != "" {
-			return s.licenseUsedBy(ctx, e)
-		}
-		// A password sign-up is its account.
-		u, err := s.store.AccountByName(ctx, e.AppID, UsernameKey(e.Username))
-		if err == nil && u.ID != e.UserID {
-			return RecoveryDropped, nil
-		}
-		return exists(err)
-	case EventLicenseActivated:
-		return s.licenseUsedBy(ctx, e)
-	case EventLoggedIn:
-		_, err := s.store.SessionByHash(ctx, e.SessionHash)
-		return exists(err)
-	case EventLoggedOut:
-		_, err := s.store.SessionByHash(ctx, e.SessionHash)
-		return gone(err)
-	case EventUserBanned:
-		_, err := s.store.BanOf(ctx, e.UserID)
-		return exists(err)
-	case EventUserUnbanned:
-		_, err := s.store.BanOf(ctx, e.UserID)
-		return gone(err)
-	case EventUserDeleted:
-		// The tombstone is the deletion's first write.
-		deleted, err := s.store.IsUserDeleted(ctx, e.UserID)
-		if err != nil || !deleted {
-			return RecoveryDropped, err
-		}
-		return RecoveryTold, nil
-	case EventLicensesCreated:
-		_, err := s.store.LicenseByID(ctx, e.LicenseID)
-		return exists(err)
-	case EventLicenseDeleted:
-		_, err := s.store.LicenseByID(ctx, e.LicenseID)
-		return gone(err)
-	case EventAppCreated:
-		_, err := s.store.AppByID(ctx, e.AppID)
-		return exists(err)
-	case EventAppDeleted:
-		_, err := s.store.AppByID(ctx, e.AppID)
-		return gone(err)
-	case EventWebhookCreated:
-		_, err := s.store.WebhookByID(ctx, e.Target)
-		return exists(err)
-	case EventWebhookDeleted:
-		_, err := s.store.WebhookByID(ctx, e.Target)
-		return gone(err)
+	c, ok := changeChecks[e.Kind]
+	if !ok {
+		return RecoveryUnchecked, nil
 	}
-	return RecoveryUnchecked, nil
+	err := c.read(ctx, s.store, e)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return "", err
+	}
+	if (err == nil) != c.deletes {
+		return RecoveryTold, nil
+	}
+	return RecoveryDropped, nil
 }
 
-// licenseUsedBy: the license of e was used by e's user.
-func (s *Service) licenseUsedBy(ctx context.Context, e Event) (RecoveryOutcome, error) {
-	use, _, err := s.store.LicenseUseByID(ctx, e.LicenseID)
+// changeCheck reads what a change of one kind writes (or, when deletes,
+// deletes): ErrNotFound when it is not there.
+type changeCheck struct {
+	read    func(ctx context.Context, st Store, e Event) error
+	deletes bool
+}
+
+// changeChecks are the kinds whose change a cheap read confirms; the
+// others are replayed unchecked.
+var changeChecks = map[EventKind]changeCheck{
+	EventUserSignedUp:     {read: signedUp},
+	EventLicenseActivated: {read: licenseUsedBy},
+	EventLoggedIn:         {read: sessionOf},
+	EventLoggedOut:        {read: sessionOf, deletes: true},
+	EventUserBanned:       {read: banOf},
+	EventUserUnbanned:     {read: banOf, deletes: true},
+	EventUserDeleted:      {read: tombstoneOf},
+	EventLicensesCreated:  {read: licenseOf},
+	EventLicenseDeleted:   {read: licenseOf, deletes: true},
+	EventAppCreated:       {read: appOf},
+	EventAppDeleted:       {read: appOf, deletes: true},
+	EventWebhookCreated:   {read: webhookOf},
+	EventWebhookDeleted:   {read: webhookOf, deletes: true},
+}
+
+// signedUp finds a license sign-up's use of the license, or a password
+// sign-up's account (its first write).
+func signedUp(ctx context.Context, st Store, e Event) error {
+	if e.LicenseID != "" {
+		return licenseUsedBy(ctx, st, e)
+	}
+	u, err := st.AccountByName(ctx, e.AppID, UsernameKey(e.Username))
+	if err == nil && u.ID != e.UserID {
+		return ErrNotFound // another user's account of that name
+	}
+	return err
+}
+
+// licenseUsedBy finds the use of e's license by e's user.
+func licenseUsedBy(ctx context.Context, st Store, e Event) error {
+	use, _, err := st.LicenseUseByID(ctx, e.LicenseID)
 	if err == nil && use.UserID != e.UserID {
-		return RecoveryDropped, nil
+		return ErrNotFound // used by another user
 	}
-	return exists(err)
+	return err
 }
 
-// exists is the outcome of a read that finds what a change wrote.
-func exists(err error) (RecoveryOutcome, error) {
-	switch {
-	case err == nil:
-		return RecoveryTold, nil
-	case errors.Is(err, ErrNotFound):
-		return RecoveryDropped, nil
+// tombstoneOf finds a deleted user's tombstone (the deletion's first write).
+func tombstoneOf(ctx context.Context, st Store, e Event) error {
+	deleted, err := st.IsUserDeleted(ctx, e.UserID)
+	if err == nil && !deleted {
+		return ErrNotFound
 	}
-	return "", err
+	return err
 }
 
-// gone is the outcome of a read that finds what a change deleted.
-func gone(err error) (RecoveryOutcome, error) {
-	switch {
-	case err == nil:
-		return RecoveryDropped, nil
-	case errors.Is(err, ErrNotFound):
-		return RecoveryTold, nil
-	}
-	return "", err
+// found is the error of a read, whatever it read.
+func found[T any](_ T, err error) error { return err }
+
+func sessionOf(ctx context.Context, st Store, e Event) error {
+	return found(st.SessionByHash(ctx, e.SessionHash))
+}
+func banOf(ctx context.Context, st Store, e Event) error { return found(st.BanOf(ctx, e.UserID)) }
+func licenseOf(ctx context.Context, st Store, e Event) error {
+	return found(st.LicenseByID(ctx, e.LicenseID))
+}
+func appOf(ctx context.Context, st Store, e Event) error { return found(st.AppByID(ctx, e.AppID)) }
+func webhookOf(ctx context.Context, st Store, e Event) error {
+	return found(st.WebhookByID(ctx, e.Target))
 }
