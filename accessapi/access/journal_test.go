@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/appaccess/appaccess/accessapi/access"
 	"github.com/appaccess/appaccess/accessapi/storetest"
 )
@@ -171,10 +173,10 @@ type crashCase struct {
 	want map[access.EventKind]effects
 }
 
-// changeCases are the use cases the crash tests interrupt. A ban is a
-// webhook, an audit entry and a change-feed entry; a license sign-up is
-// two webhooks (sign-ups are client traffic, not audited, and a new user
-// is no feed entry).
+// changeCases are the use cases the crash tests interrupt. A ban and a
+// user deletion are a webhook, an audit entry and a change-feed entry; a
+// license sign-up is two webhooks and a password sign-up one (sign-ups are
+// client traffic, not audited, and a new user is no feed entry).
 func changeCases() []crashCase {
 	ctx := context.Background()
 	return []crashCase{
@@ -182,6 +184,11 @@ func changeCases() []crashCase {
 			map[access.EventKind]effects{access.EventUserBanned: {deliveries: 1, audit: 1, recovered: 1, feed: 1}}},
 		{"LicenseSignUp", func(svc *access.Service, sc *scene) { _, _ = svc.SignUpWithLicense(ctx, &sc.app.App, sc.license, "") },
 			map[access.EventKind]effects{access.EventUserSignedUp: {deliveries: 1}, access.EventLicenseActivated: {deliveries: 1}}},
+		{"PasswordSignUp", func(svc *access.Service, sc *scene) {
+			_, _ = svc.SignUp(ctx, &sc.app.App, access.SignUpRequest{Username: "bob", Password: "correct horse battery"})
+		}, map[access.EventKind]effects{access.EventUserSignedUp: {deliveries: 1}}},
+		{"UserDeletion", func(svc *access.Service, sc *scene) { _ = svc.DeleteUser(ctx, sc.app.ID, sc.user.ID) },
+			map[access.EventKind]effects{access.EventUserDeleted: {deliveries: 1, audit: 1, recovered: 1, feed: 1}}},
 	}
 }
 
@@ -275,6 +282,8 @@ func (diesBefore) InsertLicenseUse(context.Context, *access.LicenseUse, access.G
 	runtime.Goexit()
 	return nil
 }
+func (diesBefore) InsertAccount(context.Context, *access.User) error { runtime.Goexit(); return nil }
+func (diesBefore) MarkUserDeleted(context.Context, string) error     { runtime.Goexit(); return nil }
 
 // TestJournal_ACrashBeforeTheChangeTellsNothing stops a use case after its
 // journal record and before its change: the restarted instance's sweep
@@ -461,5 +470,40 @@ func TestJournal_AnEventOnlyWebhooksPersistIsJournaledOnlyWhenAnEndpointSubscrib
 		if got := journalWrites(); got != st.want {
 			t.Errorf("%s: %d journal records written, want %d", st.name, got, st.want)
 		}
+	}
+}
+
+// TestEventRecordID_IsAUUIDv7OfTheEventsTimeTheSameOnEveryReplay: a
+// listener's record of a journaled event has one id however often the
+// event is told, another for another endpoint or event, and the id is a
+// UUIDv7 whose time is the event's (listings still sort by time).
+func TestEventRecordID_IsAUUIDv7OfTheEventsTimeTheSameOnEveryReplay(t *testing.T) {
+	at := time.Date(2026, 11, 23, 7, 30, 0, 123_000_000, time.UTC)
+	e := access.Event{ID: "0193a1b2-0000-7000-8000-000000000000.0", Kind: access.EventUserBanned, At: at}
+	id := access.EventRecordID(e, "endpoint-1")
+	for name, other := range map[string]string{
+		"another endpoint": access.EventRecordID(e, "endpoint-2"),
+		"the audit entry":  access.EventRecordID(e, "audit"),
+		"another event":    access.EventRecordID(access.Event{ID: e.ID[:len(e.ID)-1] + "1", At: at}, "endpoint-1"),
+	} {
+		if other == id {
+			t.Errorf("%s has the same id %s", name, id)
+		}
+	}
+	if again := access.EventRecordID(e, "endpoint-1"); again != id {
+		t.Fatalf("a replay's id %s, want %s", again, id)
+	}
+	u, err := uuid.Parse(id)
+	if err != nil || u.Version() != 7 || u.Variant() != uuid.RFC4122 {
+		t.Fatalf("id %s is not a UUIDv7 (%v)", id, err)
+	}
+	if sec, nsec := u.Time().UnixTime(); time.Unix(sec, nsec).UTC().UnixMilli() != at.UnixMilli() {
+		t.Fatalf("id %s has the time %v, want %v", id, time.Unix(sec, nsec).UTC(), at)
+	}
+	if access.AuditIDAt(at) > id || access.AuditIDAt(at.Add(time.Millisecond)) <= id {
+		t.Fatalf("id %s does not sort within its millisecond", id)
+	}
+	if unjournaled := (access.Event{At: at}); access.EventRecordID(unjournaled, "x") == access.EventRecordID(unjournaled, "x") {
+		t.Fatal("an event without an id gets the same record id twice, want a random one")
 	}
 }
