@@ -192,7 +192,26 @@ func changeCases() []crashCase {
 	}
 }
 
-// crashed is a scene on a real SQLite store and a case that ran on an
+// opener opens a new, empty real store.
+type opener func(testing.TB) access.Store
+
+// forEachCase runs test for every change case on each store: SQLite, and
+// MongoDB (FerretDB, with no transactions) — one code path for both.
+func forEachCase(t *testing.T, test func(t *testing.T, open opener, tc crashCase)) {
+	for _, st := range []struct {
+		name string
+		open opener
+	}{
+		{"sqlite", func(t testing.TB) access.Store { return storetest.SQLite(t) }},
+		{"mongodb", func(t testing.TB) access.Store { return storetest.Mongo(t) }},
+	} {
+		for _, tc := range changeCases() {
+			t.Run(st.name+"/"+tc.name, func(t *testing.T) { test(t, st.open, tc) })
+		}
+	}
+}
+
+// crashed is a scene on a real store and a case that ran on an
 // instance that died.
 type crashed struct {
 	store access.Store
@@ -203,9 +222,9 @@ type crashed struct {
 
 // crash sets the scene, then runs tc on the instance dying makes over the
 // store, until its goroutine ends (none: no case runs).
-func crash(t *testing.T, tc crashCase, dying func(access.Store) *journaled) *crashed {
+func crash(t *testing.T, open opener, tc crashCase, dying func(access.Store) *journaled) *crashed {
 	t.Helper()
-	store := storetest.SQLite(t)
+	store := open(t)
 	c := &crashed{store: store, sc: newScene(t, newJournaled(t, store).svc), tc: tc}
 	c.base = allEffects(t, store, c.sc, tc)
 	if dying != nil {
@@ -240,32 +259,30 @@ func (c *crashed) wantOnce(t *testing.T, after string) {
 // the audit entry (marked recovered) and the change-feed entry appear,
 // each once, and a second sweep adds nothing.
 func TestJournal_ACrashBetweenTheChangeAndItsListenersIsRecoveredOnceByTheNextInstance(t *testing.T) {
-	for _, tc := range changeCases() {
-		t.Run(tc.name, func(t *testing.T) {
-			c := crash(t, tc, func(store access.Store) *journaled { return newJournaled(t, store, dies) })
-			for kind, got := range c.effects(t) {
-				if got != (effects{}) {
-					t.Fatalf("%s before the restart: %+v, want nothing (no listener ran)", kind, got)
-				}
+	forEachCase(t, func(t *testing.T, open opener, tc crashCase) {
+		c := crash(t, open, tc, func(store access.Store) *journaled { return newJournaled(t, store, dies) })
+		for kind, got := range c.effects(t) {
+			if got != (effects{}) {
+				t.Fatalf("%s before the restart: %+v, want nothing (no listener ran)", kind, got)
 			}
-			restarted := newJournaled(t, c.store)
-			settle()
-			for range 2 {
-				if err := restarted.sweeper.Sweep(context.Background(), restarted.svc); err != nil {
-					t.Fatal(err)
-				}
+		}
+		restarted := newJournaled(t, c.store)
+		settle()
+		for range 2 {
+			if err := restarted.sweeper.Sweep(context.Background(), restarted.svc); err != nil {
+				t.Fatal(err)
 			}
-			got := c.effects(t)
-			for kind, want := range tc.want {
-				if got := got[kind]; got != want {
-					t.Errorf("%s after the restart's sweeps: %+v, want %+v", kind, got, want)
-				}
+		}
+		got := c.effects(t)
+		for kind, want := range tc.want {
+			if got := got[kind]; got != want {
+				t.Errorf("%s after the restart's sweeps: %+v, want %+v", kind, got, want)
 			}
-			if n := journalLeft(t, c.store); n != 0 {
-				t.Errorf("%d journal records left after the sweep", n)
-			}
-		})
-	}
+		}
+		if n := journalLeft(t, c.store); n != 0 {
+			t.Errorf("%d journal records left after the sweep", n)
+		}
+	})
 }
 
 // diesBefore is the real store whose write of the change ends the use
@@ -290,37 +307,35 @@ func (diesBefore) MarkUserDeleted(context.Context, string) error     { runtime.G
 // finds that the change was not made and writes no webhook, no audit entry
 // and no feed entry, and drops the record.
 func TestJournal_ACrashBeforeTheChangeTellsNothing(t *testing.T) {
-	for _, tc := range changeCases() {
-		t.Run(tc.name, func(t *testing.T) {
-			c := crash(t, tc, func(store access.Store) *journaled { return newJournaled(t, diesBefore{store}) })
-			if n := journalLeft(t, c.store); n != 1 {
-				t.Fatalf("%d journal records before the restart, want the crashed use case's 1", n)
-			}
-			restarted := newJournaled(t, c.store)
-			var dropped []access.EventKind
-			sweeper := access.NewJournalSweeper(access.JournalSweeperConfig{Grace: time.Nanosecond,
-				OnRecovered: func(e access.Event, o access.RecoveryOutcome) {
-					if o == access.RecoveryDropped {
-						dropped = append(dropped, e.Kind)
-					}
-				}})
-			settle()
-			if err := sweeper.Sweep(context.Background(), restarted.svc); err != nil {
-				t.Fatal(err)
-			}
-			for kind, got := range c.effects(t) {
-				if got != (effects{}) {
-					t.Errorf("%s of a change that was not made: %+v, want nothing", kind, got)
+	forEachCase(t, func(t *testing.T, open opener, tc crashCase) {
+		c := crash(t, open, tc, func(store access.Store) *journaled { return newJournaled(t, diesBefore{store}) })
+		if n := journalLeft(t, c.store); n != 1 {
+			t.Fatalf("%d journal records before the restart, want the crashed use case's 1", n)
+		}
+		restarted := newJournaled(t, c.store)
+		var dropped []access.EventKind
+		sweeper := access.NewJournalSweeper(access.JournalSweeperConfig{Grace: time.Nanosecond,
+			OnRecovered: func(e access.Event, o access.RecoveryOutcome) {
+				if o == access.RecoveryDropped {
+					dropped = append(dropped, e.Kind)
 				}
+			}})
+		settle()
+		if err := sweeper.Sweep(context.Background(), restarted.svc); err != nil {
+			t.Fatal(err)
+		}
+		for kind, got := range c.effects(t) {
+			if got != (effects{}) {
+				t.Errorf("%s of a change that was not made: %+v, want nothing", kind, got)
 			}
-			if len(dropped) != len(tc.want) {
-				t.Errorf("dropped %v, want the %d events of the change", dropped, len(tc.want))
-			}
-			if n := journalLeft(t, c.store); n != 0 {
-				t.Errorf("%d journal records left after the sweep", n)
-			}
-		})
-	}
+		}
+		if len(dropped) != len(tc.want) {
+			t.Errorf("dropped %v, want the %d events of the change", dropped, len(tc.want))
+		}
+		if n := journalLeft(t, c.store); n != 0 {
+			t.Errorf("%d journal records left after the sweep", n)
+		}
+	})
 }
 
 // TestJournal_TwoInstancesRecoveringOneRecordAtOnceWriteEachEffectOnce
@@ -328,41 +343,37 @@ func TestJournal_ACrashBeforeTheChangeTellsNothing(t *testing.T) {
 // time: each webhook delivery and audit entry is written once (their IDs
 // derive from the event's).
 func TestJournal_TwoInstancesRecoveringOneRecordAtOnceWriteEachEffectOnce(t *testing.T) {
-	for _, tc := range changeCases() {
-		t.Run(tc.name, func(t *testing.T) {
-			c := crash(t, tc, func(store access.Store) *journaled { return newJournaled(t, store, dies) })
-			var wg sync.WaitGroup
-			for _, in := range []*journaled{newJournaled(t, c.store), newJournaled(t, c.store)} {
-				wg.Go(func() {
-					if _, err := in.svc.RecoverJournal(context.Background(), time.Now().Add(time.Hour), 10, nil); err != nil {
-						t.Error(err)
-					}
-				})
-			}
-			wg.Wait()
-			c.wantOnce(t, "two concurrent recoveries")
-		})
-	}
+	forEachCase(t, func(t *testing.T, open opener, tc crashCase) {
+		c := crash(t, open, tc, func(store access.Store) *journaled { return newJournaled(t, store, dies) })
+		var wg sync.WaitGroup
+		for _, in := range []*journaled{newJournaled(t, c.store), newJournaled(t, c.store)} {
+			wg.Go(func() {
+				if _, err := in.svc.RecoverJournal(context.Background(), time.Now().Add(time.Hour), 10, nil); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		c.wantOnce(t, "two concurrent recoveries")
+	})
 }
 
 // TestJournal_AReplayedRecordWritesNothingTwice tells the listeners of a
 // use case in full, then recovers its record as if the instance had died
 // before deleting it: no delivery and no audit entry is written twice.
 func TestJournal_AReplayedRecordWritesNothingTwice(t *testing.T) {
-	for _, tc := range changeCases() {
-		t.Run(tc.name, func(t *testing.T) {
-			c := crash(t, tc, nil)
-			// No ClearJournal: the records stay, as after a crash right
-			// after the listeners ran (the batch delete is 100 ms later).
-			svc := newJournaled(t, c.store).svc
-			tc.run(svc, c.sc)
-			c.wantOnce(t, "the use case")
-			if _, err := svc.RecoverJournal(context.Background(), time.Now().Add(time.Hour), 100, nil); err != nil {
-				t.Fatal(err)
-			}
-			c.wantOnce(t, "a replay of its told events")
-		})
-	}
+	forEachCase(t, func(t *testing.T, open opener, tc crashCase) {
+		c := crash(t, open, tc, nil)
+		// No ClearJournal: the records stay, as after a crash right
+		// after the listeners ran (the batch delete is 100 ms later).
+		svc := newJournaled(t, c.store).svc
+		tc.run(svc, c.sc)
+		c.wantOnce(t, "the use case")
+		if _, err := svc.RecoverJournal(context.Background(), time.Now().Add(time.Hour), 100, nil); err != nil {
+			t.Fatal(err)
+		}
+		c.wantOnce(t, "a replay of its told events")
+	})
 }
 
 // failsWith is the real store whose ban write fails with err.
