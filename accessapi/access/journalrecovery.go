@@ -53,13 +53,7 @@ func (s *Service) RecoverJournal(ctx context.Context, before time.Time, limit in
 			failed = errors.Join(failed, fmt.Errorf("reading journal record %s: %w", r.ID, err))
 			continue
 		}
-		outcomes := make([]RecoveryOutcome, len(p.Events))
-		for i := range p.Events {
-			p.Events[i].ID = eventID(r.ID, i)
-			if outcomes[i], err = s.tookEffect(ctx, p.Events[i]); err != nil {
-				break
-			}
-		}
+		outcomes, err := s.outcomes(ctx, r.ID, p.Events)
 		if err != nil {
 			failed = errors.Join(failed, fmt.Errorf("checking the events of journal record %s: %w", r.ID, err))
 			continue
@@ -80,6 +74,20 @@ func (s *Service) RecoverJournal(ctx context.Context, before time.Time, limit in
 		return 0, errors.Join(failed, wrapStore(err, "deleting recovered journal records"))
 	}
 	return len(done), failed
+}
+
+// outcomes gives the events of journal record recordID their IDs and
+// checks whether each one's change was made.
+func (s *Service) outcomes(ctx context.Context, recordID string, evs []Event) ([]RecoveryOutcome, error) {
+	out := make([]RecoveryOutcome, len(evs))
+	for i := range evs {
+		evs[i].ID = eventID(recordID, i)
+		var err error
+		if out[i], err = s.tookEffect(ctx, evs[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // tookEffect reads in the store whether e's change was made.
