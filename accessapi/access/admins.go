@@ -40,6 +40,7 @@ func (s *Service) CreateAdmin(ctx context.Context, username, password string) (*
 		}
 		return nil, wrapStore(err, "creating administrator")
 	}
+	s.emit(ctx, Event{Kind: EventAdminCreated, Target: a.Username})
 	return a, nil
 }
 
@@ -67,7 +68,11 @@ func (s *Service) DeleteAdmin(ctx context.Context, username string) error {
 	if err := s.store.DeleteAdminSessions(ctx, a.Username); err != nil {
 		return wrapStore(err, "ending administrator sessions")
 	}
-	return wrapStore(s.store.DeleteAdmin(ctx, a.Username), "deleting administrator")
+	if err := s.store.DeleteAdmin(ctx, a.Username); err != nil {
+		return wrapStore(err, "deleting administrator")
+	}
+	s.emit(ctx, Event{Kind: EventAdminDeleted, Target: a.Username})
+	return nil
 }
 
 // errAdminSignIn is the one answer to every failed sign-in, whatever was
@@ -120,6 +125,7 @@ func (s *Service) SignInAdmin(ctx context.Context, username, password, code stri
 	if err := s.store.InsertAdminSession(ctx, sess); err != nil {
 		return "", nil, wrapStore(err, "opening dashboard session")
 	}
+	s.emit(ctx, Event{Kind: EventAdminSignedIn, Target: a.Username})
 	return token, sess, nil
 }
 
@@ -138,9 +144,17 @@ func (s *Service) AdminSessionOf(ctx context.Context, token string) (*AdminSessi
 
 // SignOutAdmin ends a dashboard session.
 func (s *Service) SignOutAdmin(ctx context.Context, token string) error {
-	err := s.store.DeleteAdminSession(ctx, SecretHash(token))
+	hash := SecretHash(token)
+	sess, err := s.store.AdminSessionByHash(ctx, hash)
+	if err == nil {
+		err = s.store.DeleteAdminSession(ctx, hash)
+	}
 	if errors.Is(err, ErrNotFound) {
 		return nil
 	}
-	return wrapStore(err, "ending dashboard session")
+	if err != nil {
+		return wrapStore(err, "ending dashboard session")
+	}
+	s.emit(ctx, Event{Kind: EventAdminSignedOut, Target: sess.Username})
+	return nil
 }

@@ -78,7 +78,11 @@ func (s *Service) ConfirmTOTP(ctx context.Context, username, code string) error 
 		}
 	}
 	a.TOTPSecret, a.PendingTOTPSecret, a.TOTPEnabled = a.PendingTOTPSecret, "", true
-	return wrapStore(s.store.ReplaceAdmin(ctx, a), "enabling TOTP")
+	if err := s.store.ReplaceAdmin(ctx, a); err != nil {
+		return wrapStore(err, "enabling TOTP")
+	}
+	s.emit(ctx, Event{Kind: EventAdminTOTPEnabled, Target: a.Username})
+	return nil
 }
 
 // DisableTOTP removes an administrator's TOTP secrets, the enabled one and
@@ -89,7 +93,11 @@ func (s *Service) DisableTOTP(ctx context.Context, username string) error {
 		return err
 	}
 	a.TOTPSecret, a.PendingTOTPSecret, a.TOTPEnabled = "", "", false
-	return wrapStore(s.store.ReplaceAdmin(ctx, a), "disabling TOTP")
+	if err := s.store.ReplaceAdmin(ctx, a); err != nil {
+		return wrapStore(err, "disabling TOTP")
+	}
+	s.emit(ctx, Event{Kind: EventAdminTOTPDisabled, Target: a.Username})
+	return nil
 }
 
 // checkTOTP reports whether code is valid for a's enabled secret at a step
