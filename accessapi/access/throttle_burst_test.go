@@ -197,7 +197,12 @@ func TestThrottle_ConcurrentPasswordGuessesOnOneAccountGetOnlyTheFreeAllowance(t
 
 func TestThrottle_ConcurrentSignUpsKeepTheHourlyQuota(t *testing.T) {
 	b := newBurstFixture(t)
-	quota := access.DefaultThrottlePolicy.SignUpsPerAddress
+	const quota = 20
+	app, err := b.svc.UpdateApp(context.Background(), b.app.ID, access.AppSettings{Throttle: &access.ThrottlePolicy{SignUpsPerAddress: quota}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.app = app
 	errs := race(100, func(i int) error {
 		_, err := b.svc.SignUp(from("203.0.113.77"), b.app, access.SignUpRequest{Username: fmt.Sprintf("bot%03d", i), Password: "correct horse battery"})
 		return err

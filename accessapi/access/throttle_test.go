@@ -132,7 +132,7 @@ func TestThrottle_OneAddressAcrossAccounts(t *testing.T) {
 }
 
 func TestThrottle_LicenseCodesSecretsAndSignUps(t *testing.T) {
-	tt := newThrottled(t)
+	tt := newThrottledApp(t, access.AppSettings{Throttle: &access.ThrottlePolicy{SignUpsPerAddress: 20}}, "")
 	addr := "198.51.100.20"
 	ctx := tt.from(addr)
 	for range 10 {
@@ -210,9 +210,10 @@ func TestThrottle_AnIPv6SlashSixtyFourIsOneClient(t *testing.T) {
 }
 
 func TestThrottle_ATakenUsernameCostsNoHashAndCountsAgainstTheAddress(t *testing.T) {
-	tt := newThrottled(t)
+	const quota = 20
+	tt := newThrottledApp(t, access.AppSettings{Throttle: &access.ThrottlePolicy{SignUpsPerAddress: quota}}, "")
 	ctx := tt.from("198.51.100.40")
-	for range 20 {
+	for range quota {
 		start := time.Now()
 		_, err := tt.svc.SignUp(ctx, tt.app, access.SignUpRequest{Username: "Owner", Password: "fresh-secret-55"})
 		wantCode(t, err, access.CodeUsernameTaken)
@@ -224,6 +225,26 @@ func TestThrottle_ATakenUsernameCostsNoHashAndCountsAgainstTheAddress(t *testing
 	if retryAfter(t, err) == 0 {
 		t.Fatalf("a 21st sign-up attempt of a taken name: %v, want too_many_attempts", err)
 	}
+	wantDetail := "Too many accounts were created from this address; try again later."
+	if e, ok := err.(*access.Error); !ok || e.Detail != wantDetail {
+		t.Errorf("the quota's refusal says %v, want %q", err, wantDetail)
+	}
+}
+
+// TestSignUp_ABurstOfFiftyFromOneAddressAllGoThrough: fifty people behind
+// one address signing up at once (a classroom, an office) wait for the
+// hashing slots instead of being refused, with the default queue and
+// quota.
+func TestSignUp_ABurstOfFiftyFromOneAddressAllGoThrough(t *testing.T) {
+	f := newFixture(t, access.AppSettings{})
+	// Hashes of a few milliseconds, so that the fifty overlap.
+	svc := access.NewService(f.store, access.Config{Argon2: access.Argon2Params{MemoryKiB: 4096, Iterations: 1, Parallelism: 1}, HashConcurrency: 2})
+	ctx := access.WithClientAddress(context.Background(), "198.51.100.50")
+	errs := race(50, func(i int) error {
+		_, err := svc.SignUp(ctx, f.app, access.SignUpRequest{Username: fmt.Sprintf("pupil%02d", i), Password: "correct horse battery"})
+		return err
+	})
+	onlyThese(t, "50 sign-ups at once from one address", countCodes(errs), map[access.Code]int{"ok": 50})
 }
 
 // TestClientAddress_ThroughOtherContexts: the address WithClientAddress

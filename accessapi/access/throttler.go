@@ -384,7 +384,7 @@ func (t *throttler) reserveSignUp(app *App, addr string) (signUpAttempt, error) 
 	p := t.policy(app)
 	first, wait := t.memory.reserveQuota(kindSignUp, app.ID, addr, p, t.now())
 	if wait > 0 {
-		return signUpAttempt{}, errTooManyAttempts(wait)
+		return signUpAttempt{}, errSignUpQuota(wait)
 	}
 	return signUpAttempt{t: t, app: app, addr: addr, first: first}, nil
 }
