@@ -45,7 +45,8 @@ type ThrottlePolicy struct {
 	// CodeFree is the failed license codes of one address. Default 10.
 	CodeFree int `json:"code_free,omitempty"`
 	// SecretFree is the wrong application secrets of one address.
-	// Default 10.
+	// Default 100: a secret has 256 bits, and the right one is never held
+	// back, so this bounds only the work a client makes with wrong ones.
 	SecretFree int `json:"secret_free,omitempty"`
 	// SignUpsPerAddress is the accounts one address may create per
 	// Window. Default 20.
@@ -69,7 +70,7 @@ type ThrottlePolicy struct {
 // offices and carrier-grade NAT put hundreds of real buyers behind one
 // address, so it is 1,000 an hour.
 var DefaultThrottlePolicy = ThrottlePolicy{
-	AccountAddressFree: 5, AddressFree: 20, AccountFree: 50, CodeFree: 10, SecretFree: 10,
+	AccountAddressFree: 5, AddressFree: 20, AccountFree: 50, CodeFree: 10, SecretFree: 100,
 	SignUpsPerAddress: 1000, FirstDelay: time.Second, MaxDelay: 15 * time.Minute, Window: time.Hour,
 }
 

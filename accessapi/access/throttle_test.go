@@ -150,19 +150,30 @@ func TestThrottle_LicenseCodesSecretsAndSignUps(t *testing.T) {
 		t.Fatalf("a code in the header from a throttled address: %v", err)
 	}
 
-	for range 10 {
+	for range access.DefaultThrottlePolicy.SecretFree {
 		_, err := tt.svc.AuthenticateApp(ctx, tt.app.APIKey, "as_wrong")
 		wantCode(t, err, access.CodeInvalidApplication)
 	}
+	if _, err := tt.svc.AuthenticateApp(ctx, tt.app.APIKey, "as_wrong"); retryAfter(t, err) == 0 {
+		t.Fatalf("a wrong secret past the free ones: %v", err)
+	}
+	// The right secret is never held back: nothing to guess in 256 bits,
+	// and a client behind the same address must not be locked out.
 	secret, err := tt.svc.RotateSecret(context.Background(), tt.app.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tt.svc.AuthenticateApp(ctx, tt.app.APIKey, secret); retryAfter(t, err) == 0 {
-		t.Fatalf("the right secret from an address that guessed 10 times: %v", err)
+	if _, err := tt.svc.AuthenticateApp(ctx, tt.app.APIKey, secret); err != nil {
+		t.Fatalf("the right secret from an address that guessed: %v", err)
 	}
-	if _, err := tt.svc.AuthenticateApp(tt.from("198.51.100.21"), tt.app.APIKey, secret); err != nil {
-		t.Fatalf("another address: %v", err)
+	// Naming no key or secret guesses nothing: 401, never counted.
+	other := tt.from("198.51.100.21")
+	for range 2 * access.DefaultThrottlePolicy.SecretFree {
+		_, err := tt.svc.AuthenticateApp(other, "", "")
+		wantCode(t, err, access.CodeInvalidApplication)
+	}
+	if _, err := tt.svc.AuthenticateApp(other, tt.app.APIKey, "as_wrong"); err == nil || retryAfter(t, err) != 0 {
+		t.Fatalf("a first wrong secret after requests without one: %v, want 401", err)
 	}
 
 	signUps := tt.from("198.51.100.30")

@@ -109,7 +109,7 @@ func TestAPI_MissingOrWrongCredentialIsRefusedAndGuessingIsThrottled(t *testing.
 	}
 	var status int
 	var body string
-	for range 30 {
+	for range access.DefaultThrottlePolicy.SecretFree + 5 {
 		if status, body = e.call(t, "sk_guess", "GET", path, ""); status == http.StatusTooManyRequests {
 			break
 		}
