@@ -100,7 +100,8 @@ type App struct {
 
 	// HashQueue bounds the password checks that wait for a hashing slot;
 	// past it a login is answered 503 with Retry-After at once instead of
-	// waiting. Default: 8 × hash_concurrency.
+	// waiting. Default: 32 × hash_concurrency (a wait of about 0.8 s at
+	// most).
 	HashQueue int `json:"hash_queue,omitempty"`
 
 	// Throttle sets the thresholds of the throttling of failed

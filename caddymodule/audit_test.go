@@ -121,4 +121,11 @@ func TestCommand_AuditPrintsTheLogWithFilters(t *testing.T) {
 	if out, err := runCommand(t, "audit", "--app", id, "--until", "yesterday", "--address", s.Addr); err == nil || !strings.Contains(err.Error(), "--until") {
 		t.Fatalf("audit --until yesterday: %v\n%s", err, out)
 	}
+	// Without --app: the server's own log.
+	if out, err := runCommandWithInput(t, "a long enough phrase\n", "admins", "create", "--username", "erin", "--address", s.Addr); err != nil {
+		t.Fatalf("admins create: %v\n%s", err, out)
+	}
+	if out := cli("audit"); !strings.Contains(out, "admin.created") || !strings.Contains(out, "erin") || strings.Contains(out, "app.created") {
+		t.Fatalf("audit without --app:\n%s", out)
+	}
 }

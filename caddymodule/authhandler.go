@@ -160,6 +160,11 @@ func (h *AuthHandler) ServeHTTP(w http.ResponseWriter, r *http.Request, next cad
 		r.Header.Del(name)
 	}
 	h.dropManagedConnectionTokens(r.Header)
+	// Nor may anything come after the body: a client's trailer fields
+	// (an identity header, a password) would reach an upstream that
+	// merges trailers into headers. The proxied request carries none.
+	r.Trailer = nil
+	r.Header.Del("Trailer")
 	live, err := h.app.serving()
 	if err != nil {
 		w.Header().Set("Retry-After", "1")
@@ -181,10 +186,9 @@ func (h *AuthHandler) ServeHTTP(w http.ResponseWriter, r *http.Request, next cad
 	}
 
 	// The upstream never sees a secret or a user's credentials (the raw
-	// hardware id included).
-	if clientapi.BearerToken(r) != "" {
-		r.Header.Del("Authorization")
-	}
+	// hardware id included), nor any Bearer token: another scheme (Basic
+	// for the upstream's own login) passes.
+	clientapi.DropBearerTokens(r.Header)
 	for _, name := range hiddenFromUpstream {
 		r.Header.Del(name)
 	}

@@ -22,15 +22,17 @@ var auditColumns = []column[wire.AuditEntry]{
 }
 
 // auditCommand is `caddy app-access audit`: a page of an application's
-// audit log, oldest first.
+// audit log, or of the server's own without --app, oldest first.
 func (c *cli) auditCommand() *cobra.Command {
 	var (
 		app, action, user, since, until, after string
 		limit                                  int
 	)
-	cmd := listCommand(c, appScoped(&cobra.Command{Use: "audit", Short: "Show an application's audit log, oldest first",
+	cmd := listCommand(c, &cobra.Command{Use: "audit", Short: "Show an application's audit log, or the server's, oldest first",
 		Long: "Show an application's audit log, oldest first: who did what to which target, and when.\n" +
-			"--since and --until take RFC 3339 times (since inclusive, until exclusive)."}, &app),
+			"Without --app, the server's own log: administrators and their TOTP, dashboard sign-ins and sign-outs,\n" +
+			"export, import and backup.\n" +
+			"--since and --until take RFC 3339 times (since inclusive, until exclusive)."},
 		auditColumns, func(cmd *cobra.Command, cl *adminclient.Client, _ []string) (*wire.Page[wire.AuditEntry], error) {
 			q := adminclient.AuditQuery{Action: action, UserID: user, After: after, Limit: limit}
 			var err error
@@ -44,6 +46,7 @@ func (c *cli) auditCommand() *cobra.Command {
 		})
 	cmd.Args = cobra.NoArgs
 	f := cmd.Flags()
+	f.StringVar(&app, "app", "", "the application's id; without it, the server's own log")
 	f.StringVar(&action, "action", "", "only this action, such as user.banned or variable.set")
 	f.StringVar(&user, "user", "", "only the entries about this user id")
 	f.StringVar(&since, "since", "", "only entries at or after this RFC 3339 time")

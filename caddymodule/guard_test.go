@@ -145,16 +145,46 @@ func TestGuard_AClientCannotDropOrForgeTheIdentityTheUpstreamReads(t *testing.T)
 	userID := activeUser(t, a, "olga", "vortex-lamp-71")
 	token := login(t, a, map[string]any{"username": "olga", "password": "vortex-lamp-71"}, "").str("session_token")
 	// A raw request: a client library would tidy the Connection header.
-	conn, err := net.Dial("tcp", strings.TrimPrefix(guardBase, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
 	raw := "GET /x HTTP/1.1\r\nHost: localhost\r\n" +
 		"x-api-key: " + a.key + "\r\nx-api-secret: " + a.secret + "\r\n" +
 		"Authorization: Bearer " + token + "\r\n" +
 		"X-Api-Username: admin\r\n" +
 		"Connection: close, X-App-Access-User-Id, x-app-access-membership-expires-at, X-App-Access-Username\r\n\r\n"
+	var h http.Header
+	if status := rawGuardRequest(t, raw, &h); status != http.StatusOK {
+		t.Fatalf("guard answered %d", status)
+	}
+	if h.Get("X-App-Access-User-Id") != userID || h.Get("X-App-Access-Username") != "olga" || h.Get("X-App-Access-Membership-Expires-At") == "" {
+		t.Fatalf("the upstream saw identity %q %q %q, want the guard's", h.Get("X-App-Access-User-Id"), h.Get("X-App-Access-Username"),
+			h.Get("X-App-Access-Membership-Expires-At"))
+	}
+	if got := h.Get("X-Api-Username"); got != "" {
+		t.Fatalf("the upstream saw the client's x-api-username %q", got)
+	}
+}
+
+// bodyAndTrailerUpstream answers with the request headers and, read after
+// the body, the trailers it got.
+func bodyAndTrailerUpstream(t *testing.T) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]http.Header{"header": r.Header, "trailer": r.Trailer})
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// rawGuardRequest sends raw HTTP/1.1 to the guard and, when the upstream
+// answered, decodes what it saw into saw.
+func rawGuardRequest(t *testing.T, raw string, saw any) int {
+	t.Helper()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(guardBase, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
 	if _, err := io.WriteString(conn, raw); err != nil {
 		t.Fatal(err)
 	}
@@ -163,15 +193,54 @@ func TestGuard_AClientCannotDropOrForgeTheIdentityTheUpstreamReads(t *testing.T)
 		t.Fatal(err)
 	}
 	defer res.Body.Close()
-	var h http.Header
-	if err := json.NewDecoder(res.Body).Decode(&h); err != nil || res.StatusCode != http.StatusOK {
-		t.Fatalf("guard answered %d: %v", res.StatusCode, err)
+	if res.StatusCode == http.StatusOK {
+		if err := json.NewDecoder(res.Body).Decode(saw); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if h.Get("X-App-Access-User-Id") != userID || h.Get("X-App-Access-Username") != "olga" || h.Get("X-App-Access-Membership-Expires-At") == "" {
-		t.Fatalf("the upstream saw identity %q %q %q, want the guard's", h.Get("X-App-Access-User-Id"), h.Get("X-App-Access-Username"),
-			h.Get("X-App-Access-Membership-Expires-At"))
+	return res.StatusCode
+}
+
+// TestGuard_NoTrailerAndNoSpellingOfABearerTokenReachesTheUpstream: trailer
+// fields after a chunked body (a forged identity, a password) are not
+// passed on, and a Bearer token in a second Authorization header or after
+// a tab is taken as the credential and removed, while another scheme's
+// header passes.
+func TestGuard_NoTrailerAndNoSpellingOfABearerTokenReachesTheUpstream(t *testing.T) {
+	up := bodyAndTrailerUpstream(t)
+	startServer(t, up.URL, "")
+	a := createApp(t, map[string]any{})
+	aliceID := activeUser(t, a, "alice", "vortex-lamp-71")
+	token := login(t, a, map[string]any{"username": "alice", "password": "vortex-lamp-71"}, "").str("session_token")
+	creds := "x-api-key: " + a.key + "\r\nx-api-secret: " + a.secret + "\r\n"
+
+	var saw map[string]http.Header
+	status := rawGuardRequest(t, "POST /x HTTP/1.1\r\nHost: localhost\r\n"+creds+
+		"Authorization: Bearer "+token+"\r\nTransfer-Encoding: chunked\r\nTrailer: X-App-Access-User-Id, x-api-password\r\nConnection: close\r\n\r\n"+
+		"4\r\nbody\r\n0\r\nX-App-Access-User-Id: evil\r\nx-api-password: pw-in-trailer\r\nX-App-Access-Username: root\r\n\r\n", &saw)
+	if status != http.StatusOK || saw["header"].Get("X-App-Access-User-Id") != aliceID {
+		t.Fatalf("trailers: %d, upstream saw %v", status, saw)
 	}
-	if got := h.Get("X-Api-Username"); got != "" {
-		t.Fatalf("the upstream saw the client's x-api-username %q", got)
+	if len(saw["trailer"]) > 0 || saw["header"].Get("Trailer") != "" {
+		t.Errorf("the upstream got trailers %v (declared %q)", saw["trailer"], saw["header"].Get("Trailer"))
+	}
+
+	for name, authz := range map[string]string{
+		"a second Authorization header": "Authorization: Basic dXBzdHJlYW06cGFzcw==\r\nAuthorization: Bearer " + token + "\r\n",
+		"a tab after the scheme":        "Authorization: Bearer\t" + token + "\r\n",
+	} {
+		var saw map[string]http.Header
+		status := rawGuardRequest(t, "GET /x HTTP/1.1\r\nHost: localhost\r\n"+creds+authz+"Connection: close\r\n\r\n", &saw)
+		if status != http.StatusOK || saw["header"].Get("X-App-Access-User-Id") != aliceID {
+			t.Fatalf("%s: %d, identity %q, want alice's", name, status, saw["header"].Get("X-App-Access-User-Id"))
+		}
+		for _, v := range saw["header"].Values("Authorization") {
+			if strings.Contains(v, token) {
+				t.Errorf("%s: the upstream got the session token", name)
+			}
+		}
+		if name == "a second Authorization header" && saw["header"].Get("Authorization") != "Basic dXBzdHJlYW06cGFzcw==" {
+			t.Errorf("%s: the upstream's own Basic header did not pass: %q", name, saw["header"].Values("Authorization"))
+		}
 	}
 }

@@ -34,7 +34,8 @@ func (s *Service) CreateAdmin(ctx context.Context, username, password string) (*
 		return nil, err
 	}
 	a := &Admin{Username: username, PasswordHash: hash, CreatedAt: s.Now()}
-	if err := s.store.InsertAdmin(ctx, a); err != nil {
+	if err := s.commit(ctx, func(ctx context.Context) error { return s.store.InsertAdmin(ctx, a) },
+		Event{Kind: EventAdminCreated, Target: a.Username}); err != nil {
 		if errors.Is(err, ErrDuplicate) {
 			return nil, Refusal(CodeConflict, "An administrator with this username exists.")
 		}
@@ -64,10 +65,12 @@ func (s *Service) DeleteAdmin(ctx context.Context, username string) error {
 	if err != nil {
 		return err
 	}
-	if err := s.store.DeleteAdminSessions(ctx, a.Username); err != nil {
-		return wrapStore(err, "ending administrator sessions")
-	}
-	return wrapStore(s.store.DeleteAdmin(ctx, a.Username), "deleting administrator")
+	return s.commit(ctx, func(ctx context.Context) error {
+		if err := s.store.DeleteAdminSessions(ctx, a.Username); err != nil {
+			return wrapStore(err, "ending administrator sessions")
+		}
+		return wrapStore(s.store.DeleteAdmin(ctx, a.Username), "deleting administrator")
+	}, Event{Kind: EventAdminDeleted, Target: a.Username})
 }
 
 // errAdminSignIn is the one answer to every failed sign-in, whatever was
@@ -117,7 +120,8 @@ func (s *Service) SignInAdmin(ctx context.Context, username, password, code stri
 	token := randomToken("ds_", 32)
 	now := s.Now()
 	sess := &AdminSession{TokenHash: SecretHash(token), Username: a.Username, CreatedAt: now, ExpiresAt: now.Add(AdminSessionTTL)}
-	if err := s.store.InsertAdminSession(ctx, sess); err != nil {
+	if err := s.commit(ctx, func(ctx context.Context) error { return s.store.InsertAdminSession(ctx, sess) },
+		Event{Kind: EventAdminSignedIn, Target: a.Username}); err != nil {
 		return "", nil, wrapStore(err, "opening dashboard session")
 	}
 	return token, sess, nil
@@ -138,7 +142,12 @@ func (s *Service) AdminSessionOf(ctx context.Context, token string) (*AdminSessi
 
 // SignOutAdmin ends a dashboard session.
 func (s *Service) SignOutAdmin(ctx context.Context, token string) error {
-	err := s.store.DeleteAdminSession(ctx, SecretHash(token))
+	hash := SecretHash(token)
+	sess, err := s.store.AdminSessionByHash(ctx, hash)
+	if err == nil {
+		err = s.commit(ctx, func(ctx context.Context) error { return s.store.DeleteAdminSession(ctx, hash) },
+			Event{Kind: EventAdminSignedOut, Target: sess.Username})
+	}
 	if errors.Is(err, ErrNotFound) {
 		return nil
 	}

@@ -78,7 +78,8 @@ func (s *Service) ConfirmTOTP(ctx context.Context, username, code string) error 
 		}
 	}
 	a.TOTPSecret, a.PendingTOTPSecret, a.TOTPEnabled = a.PendingTOTPSecret, "", true
-	return wrapStore(s.store.ReplaceAdmin(ctx, a), "enabling TOTP")
+	return wrapStore(s.commit(ctx, func(ctx context.Context) error { return s.store.ReplaceAdmin(ctx, a) },
+		Event{Kind: EventAdminTOTPEnabled, Target: a.Username}), "enabling TOTP")
 }
 
 // DisableTOTP removes an administrator's TOTP secrets, the enabled one and
@@ -89,7 +90,8 @@ func (s *Service) DisableTOTP(ctx context.Context, username string) error {
 		return err
 	}
 	a.TOTPSecret, a.PendingTOTPSecret, a.TOTPEnabled = "", "", false
-	return wrapStore(s.store.ReplaceAdmin(ctx, a), "disabling TOTP")
+	return wrapStore(s.commit(ctx, func(ctx context.Context) error { return s.store.ReplaceAdmin(ctx, a) },
+		Event{Kind: EventAdminTOTPDisabled, Target: a.Username}), "disabling TOTP")
 }
 
 // checkTOTP reports whether code is valid for a's enabled secret at a step

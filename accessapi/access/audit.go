@@ -151,10 +151,11 @@ func NewAuditListener(store AuditStore, onError func(error)) EventListener {
 
 // auditEntryOf is the audit entry of an event, if the audit log records it.
 func auditEntryOf(ctx context.Context, e Event) (*AuditEntry, bool) {
-	if !auditedKinds[e.Kind] || e.AppID == "" {
+	appID, ok := auditLogOf(e)
+	if !ok {
 		return nil, false
 	}
-	entry := &AuditEntry{ID: EventRecordID(e, "audit"), At: e.At, AppID: e.AppID, Principal: PrincipalOf(ctx),
+	entry := &AuditEntry{ID: EventRecordID(e, "audit"), At: e.At, AppID: appID, Principal: PrincipalOf(ctx),
 		Action: string(e.Kind), UserID: e.UserID, Target: e.Target}
 	if e.Kind == EventContentChanged && e.Change != "" {
 		entry.Action = e.Change
@@ -166,7 +167,7 @@ func auditEntryOf(ctx context.Context, e Event) (*AuditEntry, bool) {
 		case e.LicenseID != "":
 			entry.Target = e.LicenseID
 		default:
-			entry.Target = e.AppID
+			entry.Target = appID
 		}
 	}
 	after := e.After
@@ -238,7 +239,8 @@ func settingsChange(before, after *App) (map[string]any, map[string]any) {
 }
 
 // AuditLog lists an application's audit log (also of a deleted
-// application) in time order after the cursor of a previous page.
+// application), or the server's (ServerAuditLog), in time order after the
+// cursor of a previous page.
 func (s *Service) AuditLog(ctx context.Context, appID string, f AuditFilter, after string, limit int) (Page[AuditEntry], error) {
 	var fields []FieldError
 	if after != "" {

@@ -12,31 +12,45 @@ import (
 
 // AuthenticateApp returns the application whose key and secret these are.
 // A missing, unknown or mismatched pair is a CodeInvalidApplication refusal.
+//
+// The right key and secret are never held back: a secret has 256 bits, so
+// there is nothing to guess, and holding back the right one would let one
+// client lock out everyone behind its address. A wrong one counts against
+// the address (secret_free), and past the free ones is answered 429 instead
+// of 401; a request that names no key or no secret guesses nothing and is
+// not counted.
 func (s *Service) AuthenticateApp(ctx context.Context, apiKey, apiSecret string) (*App, error) {
-	refused := errInvalidApplication
-	addr := clientNetwork(ctx)
-	if err := s.throttle.checkSecret(addr); err != nil {
-		return nil, err
+	if apiKey == "" || apiSecret == "" {
+		return nil, errInvalidApplication
 	}
-	if apiKey == "" || apiSecret == "" || len(apiKey) > 256 || len(apiSecret) > 256 {
-		s.throttle.failSecret(addr)
-		return nil, refused
+	if len(apiKey) > 256 || len(apiSecret) > 256 {
+		return nil, s.wrongSecret(ctx)
 	}
 	app, err := s.appByKey(ctx, apiKey)
 	if errors.Is(err, ErrNotFound) {
 		// Spend the same hashing work as a known key would.
 		secretMatches(apiSecret, "")
-		s.throttle.failSecret(addr)
-		return nil, refused
+		return nil, s.wrongSecret(ctx)
 	}
 	if err != nil {
 		return nil, err
 	}
 	if !secretMatches(apiSecret, app.SecretHash) {
-		s.throttle.failSecret(addr)
-		return nil, refused
+		return nil, s.wrongSecret(ctx)
 	}
 	return app, nil
+}
+
+// wrongSecret is the refusal of a wrong application key or secret: 401,
+// counted against the client's address, or 429 while the address is held
+// back (then not counted).
+func (s *Service) wrongSecret(ctx context.Context) error {
+	addr := clientNetwork(ctx)
+	if err := s.throttle.checkSecret(addr); err != nil {
+		return err
+	}
+	s.throttle.failSecret(addr)
+	return errInvalidApplication
 }
 
 func (s *Service) appByKey(ctx context.Context, apiKey string) (*App, error) {

@@ -32,5 +32,9 @@ func (s *Service) Backup(ctx context.Context, path string) error {
 	if errors.Is(err, ErrBackupExists) {
 		return Refusal(CodeConflict, "The backup file exists already: choose a new name (a backup never overwrites a file).")
 	}
-	return wrapStore(err, "backing up")
+	if err != nil {
+		return wrapStore(err, "backing up")
+	}
+	s.emit(ctx, Event{Kind: EventStoreBackedUp, Target: path})
+	return nil
 }

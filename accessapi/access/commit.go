@@ -35,7 +35,7 @@ type pendingEvents struct {
 // persisted only if an endpoint subscribes to it, when the service can
 // tell (Config.Subscribed); when it cannot read the endpoints, it is.
 func (s *Service) persisted(ctx context.Context, e Event) bool {
-	if e.invalidatesCaches() || (e.AppID != "" && auditedKinds[e.Kind]) {
+	if _, audited := auditLogOf(e); audited || e.invalidatesCaches() {
 		return true
 	}
 	if e.AppID == "" || !slices.Contains(WebhookEvents, e.Kind) {

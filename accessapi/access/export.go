@@ -175,10 +175,18 @@ func (s *Service) Export(ctx context.Context, w io.Writer, progress func(n int64
 	if !ok {
 		return nil, ErrNoExport
 	}
+	complete := false
 	e := &exportWriter{w: bufio.NewWriterSize(w, 64<<10), sum: hmac.New(sha256.New, exportKey(s.fileKey)), stats: ExportStats{}, progress: progress}
 	if err := e.write(&Record{Type: RecordHeader, Header: &ExportHeader{Format: ExportFormat, ExportedAt: s.now().UTC()}}); err != nil {
 		return nil, err
 	}
+	// Whatever was written is out: an export that fails on the way is
+	// recorded too.
+	defer func() {
+		after := statsOf(e.stats)
+		after["complete"] = complete
+		s.emit(ctx, Event{Kind: EventStoreExported, After: after})
+	}()
 	err := ex.Export(ctx, func(r *Record) error {
 		if r.Type == RecordFile {
 			if found, err := e.fileContents(ctx, s.store, r.File.ID); err != nil || !found {
@@ -197,6 +205,7 @@ func (s *Service) Export(ctx context.Context, w io.Writer, progress func(n int64
 	if err := e.w.Flush(); err != nil {
 		return nil, fmt.Errorf("writing the export: %w", err)
 	}
+	complete = true
 	return e.stats, nil
 }
 

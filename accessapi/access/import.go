@@ -72,6 +72,7 @@ func (s *Service) Import(ctx context.Context, r io.Reader) (ExportStats, error) 
 		return nil, &ImportError{Line: d.line, Err: err, Write: true}
 	}
 	s.forgetAll()
+	s.emit(ctx, Event{Kind: EventStoreImported, After: statsOf(d.stats)})
 	return d.stats, nil
 }
 

@@ -43,13 +43,14 @@ type PasswordHasher struct {
 
 // NewPasswordHasher returns a hasher with the given parameters that runs at
 // most concurrency hashes at once (GOMAXPROCS when zero) and lets at most
-// queue more wait for a slot (8 × concurrency when zero).
+// queue more wait for a slot (DefaultHashQueuePerSlot × concurrency when
+// zero).
 func NewPasswordHasher(params Argon2Params, concurrency, queue int) *PasswordHasher {
 	if concurrency <= 0 {
 		concurrency = runtime.GOMAXPROCS(0)
 	}
 	if queue <= 0 {
-		queue = 8 * concurrency
+		queue = DefaultHashQueuePerSlot * concurrency
 	}
 	h := &PasswordHasher{params: params, slots: make(chan struct{}, concurrency), tickets: make(chan struct{}, concurrency+queue)}
 	h.dummy = h.hashWithSalt([]byte("dummy password for unknown users"), make([]byte, 16))
@@ -91,6 +92,13 @@ func (h *PasswordHasher) Verify(ctx context.Context, password, encoded string) (
 	h.release()
 	return known && subtle.ConstantTimeCompare(got, want) == 1, nil
 }
+
+// DefaultHashQueuePerSlot is how many password checks may wait per hashing
+// slot by default. A wait is that many hashes at most (about 0.8 s at the
+// OWASP parameters, 25 ms a hash), and a waiting check holds no hashing
+// memory: a burst such as 50 people signing up at once waits well under a
+// second, while a storm larger than that is refused at once.
+const DefaultHashQueuePerSlot = 32
 
 // ErrHashQueueFull refuses a password check while as many are running and
 // waiting as the hasher allows; the client may retry after a second.

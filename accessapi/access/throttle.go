@@ -45,7 +45,8 @@ type ThrottlePolicy struct {
 	// CodeFree is the failed license codes of one address. Default 10.
 	CodeFree int `json:"code_free,omitempty"`
 	// SecretFree is the wrong application secrets of one address.
-	// Default 10.
+	// Default 100: a secret has 256 bits, and the right one is never held
+	// back, so this bounds only the work a client makes with wrong ones.
 	SecretFree int `json:"secret_free,omitempty"`
 	// SignUpsPerAddress is the accounts one address may create per
 	// Window. Default 20.
@@ -63,10 +64,14 @@ type ThrottlePolicy struct {
 // DefaultThrottlePolicy is what a careful operator would pick: a user who
 // mistypes a few times never waits; a guesser gets a handful of tries per
 // hour and account. (Keygen allows 5 attempts a minute on its credential
-// endpoints, per account and address.)
+// endpoints, per account and address.) The sign-up quota stops one host
+// from filling the store (at full hashing speed it could create some
+// 290,000 accounts an hour), not a spammer with many addresses: schools,
+// offices and carrier-grade NAT put hundreds of real buyers behind one
+// address, so it is 1,000 an hour.
 var DefaultThrottlePolicy = ThrottlePolicy{
-	AccountAddressFree: 5, AddressFree: 20, AccountFree: 50, CodeFree: 10, SecretFree: 10,
-	SignUpsPerAddress: 20, FirstDelay: time.Second, MaxDelay: 15 * time.Minute, Window: time.Hour,
+	AccountAddressFree: 5, AddressFree: 20, AccountFree: 50, CodeFree: 10, SecretFree: 100,
+	SignUpsPerAddress: 1000, FirstDelay: time.Second, MaxDelay: 15 * time.Minute, Window: time.Hour,
 }
 
 // valid reports whether p's settings make sense: nothing negative, and a
@@ -148,6 +153,13 @@ type AttemptStore interface {
 // errTooManyAttempts builds the throttling refusal.
 func errTooManyAttempts(wait time.Duration) *Error {
 	return &Error{Code: CodeTooManyAttempts, Detail: "Too many failed attempts; try again later.",
+		RetryAfter: max(wait, time.Second)}
+}
+
+// errSignUpQuota refuses a sign-up past the address's quota: not a failure
+// of the client's, so it says what it is.
+func errSignUpQuota(wait time.Duration) *Error {
+	return &Error{Code: CodeTooManyAttempts, Detail: "Too many accounts were created from this address; try again later.",
 		RetryAfter: max(wait, time.Second)}
 }
 

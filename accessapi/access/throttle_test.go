@@ -131,8 +131,33 @@ func TestThrottle_OneAddressAcrossAccounts(t *testing.T) {
 	wantCode(t, tt.login("198.51.100.10", "victim-new", "guess"), access.CodeInvalidCredentials)
 }
 
+// TestThrottle_AnAddressThatStuffsDoesNotHoldBackTheOwnersItKnows: behind
+// one address (an office, a carrier-grade NAT), someone tries passwords
+// on many accounts; the address is held back for accounts it does not
+// know, while the owner, who signed up from it, still gets in; a new
+// account's first login from it waits like any stranger's.
+func TestThrottle_AnAddressThatStuffsDoesNotHoldBackTheOwnersItKnows(t *testing.T) {
+	tt := newThrottled(t) // the owner signed up from 192.0.2.1
+	const shared = "192.0.2.1"
+	for i := range access.DefaultThrottlePolicy.AddressFree {
+		wantCode(t, tt.login(shared, fmt.Sprintf("victim%d", i), "guess"), access.CodeInvalidCredentials)
+	}
+	if retryAfter(t, tt.login(shared, "victim-new", "guess")) == 0 {
+		t.Fatal("stuffing from the shared address was not held back")
+	}
+	if err := tt.login(shared, "owner", "the-right-one-99"); err != nil {
+		t.Fatalf("the owner behind the shared address: %v", err)
+	}
+	if _, err := tt.svc.SignUp(tt.from("198.51.100.77"), tt.app, access.SignUpRequest{Username: "newcomer", Password: "fresh-secret-55"}); err != nil {
+		t.Fatal(err)
+	}
+	if retryAfter(t, tt.login(shared, "newcomer", "fresh-secret-55")) == 0 {
+		t.Fatal("an account the shared address does not know was let through its hold")
+	}
+}
+
 func TestThrottle_LicenseCodesSecretsAndSignUps(t *testing.T) {
-	tt := newThrottled(t)
+	tt := newThrottledApp(t, access.AppSettings{Throttle: &access.ThrottlePolicy{SignUpsPerAddress: 20}}, "")
 	addr := "198.51.100.20"
 	ctx := tt.from(addr)
 	for range 10 {
@@ -150,19 +175,30 @@ func TestThrottle_LicenseCodesSecretsAndSignUps(t *testing.T) {
 		t.Fatalf("a code in the header from a throttled address: %v", err)
 	}
 
-	for range 10 {
+	for range access.DefaultThrottlePolicy.SecretFree {
 		_, err := tt.svc.AuthenticateApp(ctx, tt.app.APIKey, "as_wrong")
 		wantCode(t, err, access.CodeInvalidApplication)
 	}
+	if _, err := tt.svc.AuthenticateApp(ctx, tt.app.APIKey, "as_wrong"); retryAfter(t, err) == 0 {
+		t.Fatalf("a wrong secret past the free ones: %v", err)
+	}
+	// The right secret is never held back: nothing to guess in 256 bits,
+	// and a client behind the same address must not be locked out.
 	secret, err := tt.svc.RotateSecret(context.Background(), tt.app.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tt.svc.AuthenticateApp(ctx, tt.app.APIKey, secret); retryAfter(t, err) == 0 {
-		t.Fatalf("the right secret from an address that guessed 10 times: %v", err)
+	if _, err := tt.svc.AuthenticateApp(ctx, tt.app.APIKey, secret); err != nil {
+		t.Fatalf("the right secret from an address that guessed: %v", err)
 	}
-	if _, err := tt.svc.AuthenticateApp(tt.from("198.51.100.21"), tt.app.APIKey, secret); err != nil {
-		t.Fatalf("another address: %v", err)
+	// Naming no key or secret guesses nothing: 401, never counted.
+	other := tt.from("198.51.100.21")
+	for range 2 * access.DefaultThrottlePolicy.SecretFree {
+		_, err := tt.svc.AuthenticateApp(other, "", "")
+		wantCode(t, err, access.CodeInvalidApplication)
+	}
+	if _, err := tt.svc.AuthenticateApp(other, tt.app.APIKey, "as_wrong"); err == nil || retryAfter(t, err) != 0 {
+		t.Fatalf("a first wrong secret after requests without one: %v, want 401", err)
 	}
 
 	signUps := tt.from("198.51.100.30")
@@ -210,9 +246,10 @@ func TestThrottle_AnIPv6SlashSixtyFourIsOneClient(t *testing.T) {
 }
 
 func TestThrottle_ATakenUsernameCostsNoHashAndCountsAgainstTheAddress(t *testing.T) {
-	tt := newThrottled(t)
+	const quota = 20
+	tt := newThrottledApp(t, access.AppSettings{Throttle: &access.ThrottlePolicy{SignUpsPerAddress: quota}}, "")
 	ctx := tt.from("198.51.100.40")
-	for range 20 {
+	for range quota {
 		start := time.Now()
 		_, err := tt.svc.SignUp(ctx, tt.app, access.SignUpRequest{Username: "Owner", Password: "fresh-secret-55"})
 		wantCode(t, err, access.CodeUsernameTaken)
@@ -224,6 +261,26 @@ func TestThrottle_ATakenUsernameCostsNoHashAndCountsAgainstTheAddress(t *testing
 	if retryAfter(t, err) == 0 {
 		t.Fatalf("a 21st sign-up attempt of a taken name: %v, want too_many_attempts", err)
 	}
+	wantDetail := "Too many accounts were created from this address; try again later."
+	if e, ok := err.(*access.Error); !ok || e.Detail != wantDetail {
+		t.Errorf("the quota's refusal says %v, want %q", err, wantDetail)
+	}
+}
+
+// TestSignUp_ABurstOfFiftyFromOneAddressAllGoThrough: fifty people behind
+// one address signing up at once (a classroom, an office) wait for the
+// hashing slots instead of being refused, with the default queue and
+// quota.
+func TestSignUp_ABurstOfFiftyFromOneAddressAllGoThrough(t *testing.T) {
+	f := newFixture(t, access.AppSettings{})
+	// Hashes of a few milliseconds, so that the fifty overlap.
+	svc := access.NewService(f.store, access.Config{Argon2: access.Argon2Params{MemoryKiB: 4096, Iterations: 1, Parallelism: 1}, HashConcurrency: 2})
+	ctx := access.WithClientAddress(context.Background(), "198.51.100.50")
+	errs := race(50, func(i int) error {
+		_, err := svc.SignUp(ctx, f.app, access.SignUpRequest{Username: fmt.Sprintf("pupil%02d", i), Password: "correct horse battery"})
+		return err
+	})
+	onlyThese(t, "50 sign-ups at once from one address", countCodes(errs), map[access.Code]int{"ok": 50})
 }
 
 // TestClientAddress_ThroughOtherContexts: the address WithClientAddress

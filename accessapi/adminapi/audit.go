@@ -13,6 +13,18 @@ import (
 // time order, a page at a time, filtered by ?action=, ?user= (a user ID),
 // ?since= (inclusive) and ?until= (exclusive), both RFC 3339.
 func listAudit(w http.ResponseWriter, r *http.Request, svc *access.Service) error {
+	return writeAuditPage(w, r, svc, r.PathValue("app"))
+}
+
+// listServerAudit serves GET /audit: the server's own audit log
+// (administrators, dashboard sign-ins, export, import and backup), with
+// the filters of an application's.
+func listServerAudit(w http.ResponseWriter, r *http.Request, svc *access.Service) error {
+	return writeAuditPage(w, r, svc, access.ServerAuditLog)
+}
+
+// writeAuditPage answers with a page of the audit log of appID.
+func writeAuditPage(w http.ResponseWriter, r *http.Request, svc *access.Service, appID string) error {
 	page, err := pageQueryOf(r)
 	if err != nil {
 		return err
@@ -21,7 +33,7 @@ func listAudit(w http.ResponseWriter, r *http.Request, svc *access.Service) erro
 	if err != nil {
 		return err
 	}
-	p, err := svc.AuditLog(r.Context(), r.PathValue("app"), f, page.after, page.limit)
+	p, err := svc.AuditLog(r.Context(), appID, f, page.after, page.limit)
 	if err != nil {
 		return err
 	}
@@ -54,9 +66,12 @@ func auditFilterOf(r *http.Request) (access.AuditFilter, error) {
 }
 
 func auditEntryView(e *access.AuditEntry) wire.AuditEntry {
-	v := wire.AuditEntry{ID: e.ID, Time: httpx.RFC3339(e.At), AppID: e.AppID,
+	v := wire.AuditEntry{ID: e.ID, Time: httpx.RFC3339(e.At),
 		Principal: wire.Principal{Kind: e.Principal.Kind, Name: e.Principal.Name},
 		Action:    e.Action, Target: e.Target, Before: e.Before, After: e.After}
+	if e.AppID != access.ServerAuditLog {
+		v.AppID = &e.AppID
+	}
 	if e.UserID != "" {
 		v.UserID = &e.UserID
 	}

@@ -44,6 +44,7 @@ func (h *Handler) routes() map[string]route {
 		"POST /import":                  h.importStore,
 		"POST /backup":                  backup,
 		"GET /apps/{app}/audit":         listAudit,
+		"GET /audit":                    listServerAudit,
 		"POST /apps/{app}/keys":         createSellerKey,
 		"GET /apps/{app}/keys":          listSellerKeys,
 		"DELETE /apps/{app}/keys/{key}": revokeSellerKey,

@@ -22,7 +22,8 @@ type AuditQuery struct {
 	Limit int
 }
 
-// AuditLog calls GET /apps/{app}/audit.
+// AuditLog calls GET /apps/{app}/audit, or GET /audit (the server's own
+// log) when appID is empty.
 func (c *Client) AuditLog(ctx context.Context, appID string, q AuditQuery) (*wire.Page[wire.AuditEntry], error) {
 	v := pageValues(q.After, q.Limit)
 	if q.Action != "" {
@@ -38,5 +39,9 @@ func (c *Client) AuditLog(ctx context.Context, appID string, q AuditQuery) (*wir
 		v.Set("until", q.Until.UTC().Format(time.RFC3339Nano))
 	}
 	var out wire.Page[wire.AuditEntry]
-	return &out, c.get(ctx, "/apps/"+seg(appID)+"/audit", v, &out)
+	path := "/audit"
+	if appID != "" {
+		path = "/apps/" + seg(appID) + "/audit"
+	}
+	return &out, c.get(ctx, path, v, &out)
 }

@@ -30,13 +30,47 @@ func headerValue(r *http.Request, key string) string {
 	return ""
 }
 
-// BearerToken returns the token of an "Authorization: Bearer" header.
+// BearerToken returns the token of the first "Authorization: Bearer"
+// header (a request may carry another scheme's header first), "" when
+// there is none.
 func BearerToken(r *http.Request) string {
-	h := headerValue(r, headerAuthorization)
-	if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
-		return strings.TrimSpace(h[7:])
+	for _, v := range r.Header[headerAuthorization] {
+		if token, ok := bearer(v); ok {
+			return token
+		}
 	}
 	return ""
+}
+
+// bearer reports whether an Authorization value is of the Bearer scheme
+// (its name in any case, then a space or tab, or nothing), and its token.
+func bearer(v string) (string, bool) {
+	const scheme = "bearer"
+	if len(v) < len(scheme) || !strings.EqualFold(v[:len(scheme)], scheme) {
+		return "", false
+	}
+	if rest := v[len(scheme):]; rest == "" || rest[0] == ' ' || rest[0] == '\t' {
+		return strings.TrimSpace(rest), true
+	}
+	return "", false
+}
+
+// DropBearerTokens removes every Authorization header of the Bearer
+// scheme from h: what the upstream guard passes on holds no session
+// token, whatever its spelling.
+func DropBearerTokens(h http.Header) {
+	vs := h[headerAuthorization]
+	kept := vs[:0:0]
+	for _, v := range vs {
+		if _, ok := bearer(v); !ok {
+			kept = append(kept, v)
+		}
+	}
+	if len(kept) == 0 {
+		delete(h, headerAuthorization)
+	} else {
+		h[headerAuthorization] = kept
+	}
 }
 
 // HeaderCredentials reads a request's user credentials in the order the

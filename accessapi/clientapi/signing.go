@@ -172,7 +172,11 @@ func (w *signingWriter) finish() {
 	if status == 0 {
 		status = http.StatusOK
 	}
-	sum := sha256.Sum256(w.body.Bytes())
+	// The body sent: none for a HEAD, whose answer has GET's headers.
+	sum := emptySHA256
+	if w.r.Method != http.MethodHead {
+		sum = sha256.Sum256(w.body.Bytes())
+	}
 	length := -1
 	if w.ResponseWriter.Header().Get("Content-Length") == "" && status != http.StatusNotModified && status != http.StatusNoContent {
 		length = w.body.Len()

@@ -30,6 +30,22 @@ func (s *Server) audit(w http.ResponseWriter, r *http.Request, si *signedIn) err
 	if err != nil {
 		return err
 	}
+	return s.auditLog(w, r, si, app)
+}
+
+// serverAudit serves GET /audit?action=&since=&until=&after=: the server's
+// own audit log (administrators, sign-ins, export, import and backup).
+func (s *Server) serverAudit(w http.ResponseWriter, r *http.Request, si *signedIn) error {
+	return s.auditLog(w, r, si, nil)
+}
+
+// auditLog renders a page of app's audit log, or the server's when app is
+// nil.
+func (s *Server) auditLog(w http.ResponseWriter, r *http.Request, si *signedIn, app *access.App) (err error) {
+	appID, title := access.ServerAuditLog, "Server audit log"
+	if app != nil {
+		appID, title = app.ID, "Audit log"
+	}
 	q := r.URL.Query()
 	data := auditPage{Action: q.Get("action"), User: q.Get("user"), Since: q.Get("since"), Until: q.Get("until")}
 	f := access.AuditFilter{Action: data.Action, UserID: data.User}
@@ -49,7 +65,7 @@ func (s *Server) audit(w http.ResponseWriter, r *http.Request, si *signedIn) err
 	if len(fields) > 0 {
 		return access.Invalid(fields...)
 	}
-	pg, err := si.svc.AuditLog(r.Context(), app.ID, f, q.Get("after"), 50)
+	pg, err := si.svc.AuditLog(r.Context(), appID, f, q.Get("after"), 50)
 	if err != nil {
 		return err
 	}
@@ -63,6 +79,6 @@ func (s *Server) audit(w http.ResponseWriter, r *http.Request, si *signedIn) err
 		}
 		data.Next = template.URL("?" + next.Encode())
 	}
-	s.render(w, r, http.StatusOK, "audit", page{Title: "Audit log", App: app, Data: data})
+	s.render(w, r, http.StatusOK, "audit", page{Title: title, App: app, Data: data})
 	return nil
 }

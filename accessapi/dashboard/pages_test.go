@@ -37,7 +37,7 @@ func TestPages_EveryPageRendersUnderTheStrictPolicy(t *testing.T) {
 	base := "/admin/apps/" + e.app.ID
 	for _, path := range []string{"/admin/", base, base + "/licenses", base + "/licenses?filter=unused", base + "/users?prefix=al",
 		base + "/users/" + u.ID, base + "/content", base + "/keys", base + "/webhooks", base + "/webhooks/" + h.ID,
-		base + "/audit", base + "/audit?action=user.banned&since=2026-01-01&until=2099-12-31"} {
+		base + "/audit", base + "/audit?action=user.banned&since=2026-01-01&until=2099-12-31", "/admin/audit", "/admin/audit?action=admin.signed_in"} {
 		resp, body := b.get(path)
 		if resp.StatusCode != http.StatusOK {
 			t.Errorf("%s: %d\n%s", path, resp.StatusCode, body)
@@ -134,6 +134,32 @@ func TestAuditPage_ShowsWhoDidWhatFiltersAndPages(t *testing.T) {
 	}
 	if resp, _ := b.get(base + "/audit?since=yesterday"); resp.StatusCode != http.StatusUnprocessableEntity {
 		t.Errorf("a malformed date answered %d, want 422", resp.StatusCode)
+	}
+}
+
+// TestServerAuditPage_ShowsDashboardSignInsAndSignOuts: the server's own
+// audit log, linked from the home page, has each sign-in and sign-out with
+// the administrator's name, and none of an application's entries.
+func TestServerAuditPage_ShowsDashboardSignInsAndSignOuts(t *testing.T) {
+	e := newEnv(t)
+	b := e.browser(t)
+	b.signIn()
+	if resp, body := b.post("/admin/signout", url.Values{}); resp.StatusCode >= 400 {
+		t.Fatalf("sign out: %d %s", resp.StatusCode, body)
+	}
+	b.signIn()
+	_, home := b.get("/admin/")
+	if !strings.Contains(home, `href="/admin/audit"`) {
+		t.Error("the home page does not link the server's audit log")
+	}
+	_, body := b.get("/admin/audit")
+	for action, n := range map[string]int{"admin.signed_in": 2, "admin.signed_out": 1, "app.created": 0} {
+		if got := strings.Count(body, "<td>"+action+"</td>"); got != n {
+			t.Errorf("%d %s rows, want %d", got, action, n)
+		}
+	}
+	if !strings.Contains(body, "dashboard: "+adminName) {
+		t.Errorf("the sign-out is not named after %s", adminName)
 	}
 }
 

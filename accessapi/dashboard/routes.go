@@ -56,6 +56,7 @@ func (s *Server) routes() *http.ServeMux {
 		"POST /apps/{app}/webhooks/{webhook}/deliveries/{delivery}/redeliver": s.redeliver,
 
 		"GET /apps/{app}/audit": s.audit,
+		"GET /audit":            s.serverAudit,
 	} {
 		method, path, _ := httpCut(pattern)
 		mux.Handle(method+" "+p+path, s.signedInOnly(fn))

@@ -89,7 +89,50 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, v any, limit int64, stri
 	if _, err := dec.Token(); err != io.EOF {
 		return errNotObject // something follows the object
 	}
+	if key, ok := repeatedKey(body); ok {
+		// encoding/json keeps the last; a proxy in front may read the
+		// first: the two must never disagree about what was sent.
+		return access.Invalid(access.FieldError{Field: key, Message: "appears more than once"})
+	}
 	return nil
+}
+
+// repeatedKey returns a key that an object of the valid JSON body holds
+// twice, at any depth.
+func repeatedKey(body []byte) (string, bool) {
+	type level struct {
+		keys      map[string]bool // nil for an array
+		wantsName bool            // an object's next string is a key
+	}
+	var stack []level
+	dec := json.NewDecoder(bytes.NewReader(body))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		top := len(stack) - 1
+		switch key, isKey := tok.(string); {
+		case isKey && top >= 0 && stack[top].wantsName:
+			if stack[top].keys[key] {
+				return key, true
+			}
+			stack[top].keys[key], stack[top].wantsName = true, false
+			continue
+		case tok == json.Delim('{'):
+			stack = append(stack, level{keys: map[string]bool{}, wantsName: true})
+			continue
+		case tok == json.Delim('['):
+			stack = append(stack, level{})
+			continue
+		case tok == json.Delim(']'), tok == json.Delim('}'):
+			stack = stack[:top]
+		}
+		// A value ended: its object, if any, wants a name next.
+		if top = len(stack) - 1; top >= 0 && stack[top].keys != nil {
+			stack[top].wantsName = true
+		}
+	}
 }
 
 // unknownField returns the name in DisallowUnknownFields' error, which

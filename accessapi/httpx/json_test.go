@@ -44,6 +44,10 @@ func TestDecodeJSON_RefusalsNameTheField(t *testing.T) {
 		{"at the limit", `{"name":"` + strings.Repeat("a", 1013) + `"}`, 1024, false, "", "", ""},
 		{"over the limit", `{"name":"` + strings.Repeat("a", 1014) + `"}`, 1024, false, access.CodePayloadTooLarge, "", "The request body is larger than 1 KiB."},
 		{"a large limit is honoured", `{"name":"` + strings.Repeat("a", 100<<10) + `"}`, 2 << 20, true, "", "", ""},
+		{"a repeated key", `{"name": "a", "name": "b"}`, 64, false, access.CodeValidationFailed, "name", ""},
+		{"a repeated key in a nested object", `{"inner": {"name": "a", "x": [1, {"name": 2}], "name": "b"}}`, 128, false, access.CodeValidationFailed, "name", ""},
+		{"one name in sibling objects", `{"a": {"name": 1}, "b": {"name": 2}, "c": [{"name": 3}, {"name": 4}]}`, 128, false, "", "", ""},
+		{"a key equal to a value", `{"name": "name", "list": ["name", "name"]}`, 128, false, "", "", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -73,7 +77,7 @@ func TestDecodeJSON_RefusalsNameTheField(t *testing.T) {
 
 // go test -fuzz FuzzDecodeStrictJSON ./accessapi/httpx/
 func FuzzDecodeStrictJSON(f *testing.F) {
-	for _, s := range []string{`{"name":"a","count":1}`, `{"nmae":1}`, `[]`, `{`, ``, `null`, `{"count":1e99}`, `{"name":"\u0000"}`} {
+	for _, s := range []string{`{"name":"a","count":1}`, `{"nmae":1}`, `[]`, `{`, ``, `null`, `{"count":1e99}`, `{"name":"\u0000"}`, `{"a":{"b":1},"c":[{"d":2},[]],"a2":{}}`, `{"n":1,"n":2}`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, body string) {

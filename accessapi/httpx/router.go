@@ -2,6 +2,7 @@ package httpx
 
 import (
 	"net/http"
+	"path"
 	"strings"
 
 	"go.uber.org/zap"
@@ -40,6 +41,14 @@ func (rt *Router) Pattern(r *http.Request) string {
 // does, and to "" when none does: once it returns, r.Pattern is what
 // Pattern(r) would be, without matching r again.
 func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if p := r.URL.EscapedPath(); p != "" && path.Clean(p) != p && path.Clean(p)+"/" != p {
+		// The mux, which matches the escaped path, would redirect to its
+		// clean form (an HTML answer, and a POST re-sent elsewhere): no
+		// route has an unclean path.
+		r.Pattern = ""
+		WriteProblem(w, rt.logger, access.Refusal(access.CodeNotFound, rt.notFound))
+		return
+	}
 	h, pattern := rt.mux.Handler(r)
 	r.Pattern = pattern
 	switch {

@@ -28,6 +28,14 @@ func TestRouter_FallbackAnswersProblems(t *testing.T) {
 		{"DELETE", "/items/7", 405, "GET, HEAD", `"detail":"Use GET, HEAD for this route."`},
 		{"GET", "/other", 404, "", `"detail":"There is no such route."`},
 		{"GET", "/items/7/parts", 404, "", `"code":"not_found"`},
+		// A path the mux would redirect to its clean form is not a route:
+		// no redirect (an HTML body, a POST sent elsewhere), a problem.
+		{"POST", "//items", 404, "", `"code":"not_found"`},
+		{"GET", "/items//7", 404, "", `"code":"not_found"`},
+		{"GET", "/other/../items/7", 404, "", `"code":"not_found"`},
+		{"GET", "/./items/7", 404, "", `"code":"not_found"`},
+		// An escaped slash is part of a segment, as the mux matches it.
+		{"GET", "/items/..%2Fother", 200, "", `{"id":"../other"}`},
 	} {
 		rec := httptest.NewRecorder()
 		rt.ServeHTTP(rec, httptest.NewRequest(tt.method, tt.path, nil))

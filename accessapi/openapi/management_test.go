@@ -73,6 +73,8 @@ func auditChange() obj {
 		"overlap_seconds": integer("How long a rotated webhook secret keeps signing."),
 		"session_ttl":     str(""),
 		"key_id":          str("A signing key's id."), "generation": integer("A signing key's generation."), "algorithm": str(""),
+		"records":  obj{"type": "object", "additionalProperties": obj{"type": "integer"}, "description": "An export's or import's records, by type."},
+		"complete": boolean("Whether an export reached its end (what it wrote before a failure is out as well)."),
 	}
 	for k, v := range more {
 		p[k] = v
@@ -249,7 +251,8 @@ func managementAPI() *api {
 			"kind": str("admin_endpoint, seller_key, admin, client or system."), "name": str("The address, key id or username."),
 		}),
 		"AuditEntry": closed([]string{"id", "time", "app_id", "principal", "action", "user_id", "target", "before", "after"}, obj{
-			"id": uuid("A UUIDv7, ordered by time: the cursor."), "time": timestamp("When the change was stored."), "app_id": uuid(""),
+			"id": uuid("A UUIDv7, ordered by time: the cursor."), "time": timestamp("When the change was stored."),
+			"app_id":    nullable(uuid("The application; null in the server's own log.")),
 			"principal": schemaRef("Principal"), "action": str("The event kind, such as user.banned, or a content change such as variable.set."),
 			"user_id": nullable(uuid("The user the entry is about.")), "target": str("What changed."),
 			"before": refOrNull("AuditChange", "What the change replaced; never a secret."),
@@ -363,6 +366,11 @@ func managementAPI() *api {
 		queryParam("since", "Entries at or after this time.", obj{"type": "string", "format": "date-time"}),
 		queryParam("until", "Entries before this time.", obj{"type": "string", "format": "date-time"}), limit, after}, "",
 		obj{"200": js("A page of entries.", schemaRef("AuditPage"))}, 404, 422)
+	add("GET", "/audit", "listServerAudit", "audit", "List the server's own audit log (administrators, dashboard sign-ins, export, import, backup), oldest first", []obj{
+		queryParam("action", "Only entries of this action.", obj{"type": "string"}),
+		queryParam("since", "Entries at or after this time.", obj{"type": "string", "format": "date-time"}),
+		queryParam("until", "Entries before this time.", obj{"type": "string", "format": "date-time"}), limit, after}, "",
+		obj{"200": js("A page of entries.", schemaRef("AuditPage"))}, 422)
 
 	key := pathParam("key_id", "The seller key.")
 	add("POST", "/apps/{app_id}/keys", "createSellerKey", "keys", "Create a seller key (its secret is shown only now)", []obj{app}, "NewSellerKey",

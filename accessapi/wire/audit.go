@@ -3,14 +3,17 @@ package wire
 import "encoding/json"
 
 // AuditEntry is an entry of an application's audit log, as GET
-// /apps/{id}/audit lists them: who did what to which target, and when.
-// It never holds a secret, password, license code or token.
+// /apps/{id}/audit lists them, or of the server's own (GET /audit): who
+// did what to which target, and when. It never holds a secret, password,
+// license code or token.
 type AuditEntry struct {
 	// ID is a UUIDv7 (ordered by time); it is the cursor of the listing.
 	ID string `json:"id"`
 	// Time is when the change was stored (RFC 3339, UTC).
-	Time  string `json:"time"`
-	AppID string `json:"app_id"`
+	Time string `json:"time"`
+	// AppID is the application whose log holds the entry; null in the
+	// server's own log.
+	AppID *string `json:"app_id"`
 	// Principal is who acted.
 	Principal Principal `json:"principal"`
 	// Action is the event kind (such as "user.banned") or content change
