@@ -8,6 +8,8 @@
 # examples/guard/Caddyfile on the same data in front of a real upstream.
 # Needs only bash and curl.
 set -euo pipefail
+# A command piped into grep is read to its end (grep ... >/dev/null, not grep -q, which stops at the
+# first match and leaves curl writing into a closed pipe: a failure under pipefail).
 
 bin=${1:?usage: smoke.sh path/to/caddy}
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
@@ -75,13 +77,13 @@ cli licenses create --app "$app_id" --count 2 --minutes 60 --note shop --csv >"$
 head -1 "$work/codes.csv" | grep -q '^code,minutes,lifetime,note$' || fail "CSV header: $(head -1 "$work/codes.csv")"
 [ "$(wc -l <"$work/codes.csv")" -eq 3 ] || fail "CSV has $(wc -l <"$work/codes.csv") lines, want 3"
 code=$(sed -n 2p "$work/codes.csv" | cut -d, -f1)
-cli vars set --app "$app_id" motd "hello there" | grep -q 'hello there' || fail "vars set"
+cli vars set --app "$app_id" motd "hello there" | grep 'hello there' >/dev/null || fail "vars set"
 printf 'file contents' >"$work/notes.txt"
 upload=$(cli files upload --app "$app_id" "$work/notes.txt")
 printf '%s' "$upload" | grep -q 'notes.txt' || fail "files upload: $upload"
 printf '%s' "$upload" | grep -q 'mime_type  *text/plain' || fail "files upload stored another media type: $upload"
 # Without --address the command finds the server through APP_ACCESS_ADMIN.
-"$bin" app-access apps list | grep -q smoke || fail "the command did not find the server through APP_ACCESS_ADMIN"
+"$bin" app-access apps list | grep smoke >/dev/null || fail "the command did not find the server through APP_ACCESS_ADMIN"
 
 # A client signs a user up with a code and reads the context.
 api=(-H "x-api-key: $key" -H "x-api-secret: $secret")
@@ -89,7 +91,7 @@ status=$(curl -s -o /dev/null -w '%{http_code}' "http://localhost:$site/app_cont
 [ "$status" = 401 ] || fail "app_context without a user answered $status, want 401"
 user_id=$(curl -fsS -X POST "http://localhost:$site/sign_up_with_license_code" "${api[@]}" -d "{\"code\":\"$code\"}" | field id)
 [ -n "$user_id" ] || fail "sign-up with a code failed"
-cli licenses list --app "$app_id" --code "$code" | grep -q "$user_id" || fail "licenses list --code does not show the user"
+cli licenses list --app "$app_id" --code "$code" | grep "$user_id" >/dev/null || fail "licenses list --code does not show the user"
 ctx=$(curl -fsS "http://localhost:$site/app_context" "${api[@]}" -H "x-api-license-code: $code")
 printf '%s' "$ctx" | grep -q '"value":"hello there"' || fail "app_context: $ctx"
 printf '%s' "$ctx" | grep -q '"name":"notes.txt"' || fail "app_context: $ctx"
@@ -120,7 +122,7 @@ printf '%s\n' 'a long smoke password' | cli admins create --username smoke >/dev
 status=$(curl -s -c "$work/jar" -o /dev/null -w '%{http_code}' -H 'Sec-Fetch-Site: same-origin' \
 	--data 'username=smoke&password=a+long+smoke+password' "http://localhost:$site/admin/signin")
 [ "$status" = 303 ] || fail "dashboard sign-in answered $status, want 303"
-curl -fsS -b "$work/jar" "http://localhost:$site/admin/" | grep -q '<h1>Applications</h1>' || fail "the signed-in dashboard home"
+curl -fsS -b "$work/jar" "http://localhost:$site/admin/" | grep '<h1>Applications</h1>' >/dev/null || fail "the signed-in dashboard home"
 seller=$(cli keys create --app "$app_id" --name smoke --scope licenses:create --json | field key)
 [ -n "$seller" ] || fail "keys create printed no key"
 status=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $seller" -d '{"count": 1, "minutes": 60}' "http://localhost:$site/admin/api/apps/$app_id/licenses")
@@ -137,10 +139,10 @@ hook_secret=$(echo "$hook" | field secret)
 cli users ban --app "$app_id" "$user_id" >/dev/null
 cli users unban --app "$app_id" "$user_id" >/dev/null
 for _ in $(seq 1 50); do
-	cli webhooks deliveries --app "$app_id" "$hook_id" --json | grep -q allow_private_networks && break
+	cli webhooks deliveries --app "$app_id" "$hook_id" --json | grep allow_private_networks >/dev/null && break
 	sleep 0.1
 done
-cli webhooks deliveries --app "$app_id" "$hook_id" --json | grep -q allow_private_networks ||
+cli webhooks deliveries --app "$app_id" "$hook_id" --json | grep allow_private_networks >/dev/null ||
 	fail "a loopback webhook was not refused: $(cli webhooks deliveries --app "$app_id" "$hook_id" --json)"
 rotated=$(cli webhooks rotate-secret --app "$app_id" "$hook_id" --overlap 1h --json)
 rotated_secret=$(echo "$rotated" | field secret)
