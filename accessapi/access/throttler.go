@@ -57,9 +57,6 @@ type passwordAttempt struct {
 	p       ThrottlePolicy
 	account string
 	addr    string
-	// byAddress is set when the attempt counts against the address's
-	// counter: a source the account knows does not.
-	byAddress bool
 	// stored is set when the attempt is recorded in the store (a source
 	// the account does not know); at is the record's time and n the
 	// account's count with it.
@@ -79,20 +76,11 @@ func (t *throttler) reservePassword(ctx context.Context, app *App, account, addr
 	if wait := t.memory.reserve(ctx, kindPair, app.ID, pairKey(account, addr), p, p.AccountAddressFree, t.now); wait > 0 {
 		return a, errTooManyAttempts(wait)
 	}
-	hwid = deviceSource(app, hwid)
-	// A source the account knows (it signed up or logged in from it) is
-	// held back by neither the address's counter nor the account's: the
-	// owner behind an address that stuffs other accounts (an office, a
-	// carrier-grade NAT) still gets in. The (account, address) counter
-	// above still holds back a known source that keeps failing.
-	known := (addr != "" || hwid != "") && t.isKnown(ctx, account, addr, hwid)
-	if !known {
-		if wait := t.memory.reserve(ctx, kindPassword, app.ID, addr, p, p.AddressFree, t.now); wait > 0 {
-			t.memory.settle(kindPair, app.ID, pairKey(account, addr), p, p.AccountAddressFree, now, forgiven)
-			return a, errTooManyAttempts(wait)
-		}
-		a.byAddress = true
+	if wait := t.memory.reserve(ctx, kindPassword, app.ID, addr, p, p.AddressFree, t.now); wait > 0 {
+		t.memory.settle(kindPair, app.ID, pairKey(account, addr), p, p.AccountAddressFree, now, forgiven)
+		return a, errTooManyAttempts(wait)
 	}
+	hwid = deviceSource(app, hwid)
 	if addr == "" && hwid == "" {
 		// A call from inside the process: checked against the account's
 		// counter, and a failure counted after the hash.
@@ -105,7 +93,7 @@ func (t *throttler) reservePassword(ctx context.Context, app *App, account, addr
 		}
 		return a, nil
 	}
-	if known {
+	if t.isKnown(ctx, account, addr, hwid) {
 		return a, nil
 	}
 	n, err := t.reserveStored(ctx, p, account, now)
@@ -203,10 +191,8 @@ func (a *passwordAttempt) failed(ctx context.Context, userID string) error {
 	if n := t.memory.settle(kindPair, app.ID, pairKey(a.account, a.addr), p, p.AccountAddressFree, now, failed); startsHolding(n, p.AccountAddressFree) {
 		t.tell(ctx, app, ThrottledAccountAddress, a.account, userID, n)
 	}
-	if a.byAddress {
-		if n := t.memory.settle(kindPassword, app.ID, a.addr, p, p.AddressFree, now, failed); startsHolding(n, p.AddressFree) {
-			t.tell(ctx, app, ThrottledAddress, a.addr, "", n)
-		}
+	if n := t.memory.settle(kindPassword, app.ID, a.addr, p, p.AddressFree, now, failed); startsHolding(n, p.AddressFree) {
+		t.tell(ctx, app, ThrottledAddress, a.addr, "", n)
 	}
 	n := a.n
 	if !a.stored {
@@ -264,9 +250,7 @@ func (a *passwordAttempt) settleMemory(how settlement) {
 	if how == cleared {
 		how = forgiven // a success forgives the pair, not the address
 	}
-	if a.byAddress {
-		a.t.memory.settle(kindPassword, a.app.ID, a.addr, a.p, a.p.AddressFree, now, how)
-	}
+	a.t.memory.settle(kindPassword, a.app.ID, a.addr, a.p, a.p.AddressFree, now, how)
 }
 
 // The counters of EventLoginThrottled (Event.Change).
