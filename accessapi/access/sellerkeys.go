@@ -100,18 +100,19 @@ func (s *Service) RevokeSellerKey(ctx context.Context, appID, keyID string) erro
 }
 
 // AuthenticateSellerKey returns the key whose secret this is. Wrong
-// secrets are throttled per address, like application secrets; keys are
-// read from the store on every request, so a revoked key fails at once.
+// secrets are throttled per address, like application secrets, and like
+// them the right one is never held back; keys are read from the store on
+// every request, so a revoked key fails at once.
 // The key's application is read too: a key whose application is gone (one
 // left by a deletion cut short, or made before deletions took the keys)
 // is refused like a wrong one.
 func (s *Service) AuthenticateSellerKey(ctx context.Context, secret string) (*SellerKey, error) {
-	addr := clientNetwork(ctx)
-	if err := s.throttle.checkSecret(addr); err != nil {
-		return nil, err
-	}
 	k, err := s.store.SellerKeyByHash(ctx, SecretHash(secret))
 	if errors.Is(err, ErrNotFound) {
+		addr := clientNetwork(ctx)
+		if err := s.throttle.checkSecret(addr); err != nil {
+			return nil, err
+		}
 		s.throttle.failSecret(addr)
 		return nil, Refusal(CodeAuthenticationRequired, "The key is not valid.")
 	}

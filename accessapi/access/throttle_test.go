@@ -148,6 +148,28 @@ func TestThrottle_AHeldAddressTellsNoAccountFromAnother(t *testing.T) {
 	}
 }
 
+// TestThrottle_TheRightSellerKeyIsNeverHeldBack: wrong secrets from an
+// address (application secrets or seller keys) hold back wrong ones only;
+// a shop's backend behind that address keeps working with its key.
+func TestThrottle_TheRightSellerKeyIsNeverHeldBack(t *testing.T) {
+	tt := newThrottled(t)
+	k, err := tt.svc.CreateSellerKey(context.Background(), tt.app.ID, "backend", []string{access.ScopeAuditRead})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := tt.from("198.51.100.9")
+	for range access.DefaultThrottlePolicy.SecretFree {
+		_, err := tt.svc.AuthenticateSellerKey(ctx, "sk_wrong")
+		wantCode(t, err, access.CodeAuthenticationRequired)
+	}
+	if _, err := tt.svc.AuthenticateSellerKey(ctx, "sk_wrong"); retryAfter(t, err) == 0 {
+		t.Fatalf("a wrong seller key past the free ones: %v", err)
+	}
+	if _, err := tt.svc.AuthenticateSellerKey(ctx, k.Secret); err != nil {
+		t.Fatalf("the right seller key from that address: %v", err)
+	}
+}
+
 func TestThrottle_LicenseCodesSecretsAndSignUps(t *testing.T) {
 	tt := newThrottledApp(t, access.AppSettings{Throttle: &access.ThrottlePolicy{SignUpsPerAddress: 20}}, "")
 	addr := "198.51.100.20"

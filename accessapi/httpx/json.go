@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/appaccess/appaccess/accessapi/access"
 )
@@ -98,7 +99,8 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, v any, limit int64, stri
 }
 
 // repeatedKey returns a key that an object of the valid JSON body holds
-// twice, at any depth.
+// twice, at any depth, as encoding/json matches keys: ignoring case, with
+// Unicode's simple folding (the Kelvin sign is a k).
 func repeatedKey(body []byte) (string, bool) {
 	type level struct {
 		keys      map[string]bool // nil for an array
@@ -106,6 +108,7 @@ func repeatedKey(body []byte) (string, bool) {
 	}
 	var stack []level
 	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber() // a number too large for a float64 is still a token
 	for {
 		tok, err := dec.Token()
 		if err != nil {
@@ -114,10 +117,11 @@ func repeatedKey(body []byte) (string, bool) {
 		top := len(stack) - 1
 		switch key, isKey := tok.(string); {
 		case isKey && top >= 0 && stack[top].wantsName:
-			if stack[top].keys[key] {
+			folded := foldKey(key)
+			if stack[top].keys[folded] {
 				return key, true
 			}
-			stack[top].keys[key], stack[top].wantsName = true, false
+			stack[top].keys[folded], stack[top].wantsName = true, false
 			continue
 		case tok == json.Delim('{'):
 			stack = append(stack, level{keys: map[string]bool{}, wantsName: true})
@@ -133,6 +137,20 @@ func repeatedKey(body []byte) (string, bool) {
 			stack[top].wantsName = true
 		}
 	}
+}
+
+// foldKey is key in the one form of all the keys encoding/json takes for
+// the same field: each rune the least of its simple case folding.
+func foldKey(key string) string {
+	return strings.Map(func(r rune) rune {
+		for {
+			f := unicode.SimpleFold(r)
+			if f <= r {
+				return f
+			}
+			r = f
+		}
+	}, key)
 }
 
 // unknownField returns the name in DisallowUnknownFields' error, which

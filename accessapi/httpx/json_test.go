@@ -48,6 +48,12 @@ func TestDecodeJSON_RefusalsNameTheField(t *testing.T) {
 		{"a repeated key in a nested object", `{"inner": {"name": "a", "x": [1, {"name": 2}], "name": "b"}}`, 128, false, access.CodeValidationFailed, "name", ""},
 		{"one name in sibling objects", `{"a": {"name": 1}, "b": {"name": 2}, "c": [{"name": 3}, {"name": 4}]}`, 128, false, "", "", ""},
 		{"a key equal to a value", `{"name": "name", "list": ["name", "name"]}`, 128, false, "", "", ""},
+		// encoding/json matches a field's key ignoring case, with Unicode's
+		// simple folding: those are the same key too.
+		{"a repeated key in another case", `{"name": "a", "NAME": "b"}`, 64, false, access.CodeValidationFailed, "NAME", ""},
+		{"a repeated key with the Kelvin sign", `{"key": "a", "\u212aey": "b"}`, 64, false, access.CodeValidationFailed, "\u212aey", ""},
+		{"a repeated key with the long s", `{"sum": "a", "\u017fum": "b"}`, 64, false, access.CodeValidationFailed, "\u017fum", ""},
+		{"a repeated key after a number no float holds", `{"x": 1e400, "name": "a", "name": "b"}`, 64, false, access.CodeValidationFailed, "name", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
