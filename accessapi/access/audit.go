@@ -137,15 +137,21 @@ var auditedKinds = map[EventKind]bool{
 // meanwhile; onError is told of a failed write (the change itself is
 // stored already).
 func NewAuditListener(store AuditStore, onError func(error)) EventListener {
-	return func(ctx context.Context, e Event) {
+	return func(ctx context.Context, e Event) error {
 		entry, ok := auditEntryOf(ctx, e)
 		if !ok {
-			return
+			return nil
 		}
 		// A taken ID is this event's entry, written before a replay.
-		if err := store.AppendAudit(context.WithoutCancel(ctx), entry); err != nil && !errors.Is(err, ErrDuplicate) && onError != nil {
-			onError(fmt.Errorf("appending %s to the audit log of application %s: %w", entry.Action, entry.AppID, err))
+		err := store.AppendAudit(context.WithoutCancel(ctx), entry)
+		if err == nil || errors.Is(err, ErrDuplicate) {
+			return nil
 		}
+		err = fmt.Errorf("appending %s to the audit log of application %s: %w", entry.Action, entry.AppID, err)
+		if onError != nil {
+			onError(err)
+		}
+		return err
 	}
 }
 
@@ -178,6 +184,9 @@ func auditEntryOf(ctx context.Context, e Event) (*AuditEntry, bool) {
 			after = map[string]any{}
 		}
 		after["recovered"] = true
+		if e.Unconfirmed {
+			after["confirmed"] = false
+		}
 	}
 	entry.Before, entry.After = auditJSON(e.Before), auditJSON(after)
 	return entry, true

@@ -77,12 +77,19 @@ func (s *Service) journal(ctx context.Context, evs ...Event) (*pendingEvents, er
 }
 
 // tell tells the listeners of the events, whose change is stored, and lets
-// their journal record go.
+// their journal record go, unless a listener could not write what it
+// records: then the record stays, and the journal's recovery tells them
+// again (a listener writes nothing twice).
 func (p *pendingEvents) tell(ctx context.Context) {
+	failed := false
 	for _, e := range p.evs {
-		p.s.emit(ctx, e)
+		if p.s.emit(ctx, e) {
+			failed = true
+		}
 	}
-	p.s.clearer.done(p.id)
+	if !failed {
+		p.s.clearer.done(p.id)
+	}
 }
 
 // failed settles the record of a change that failed with err: a definite

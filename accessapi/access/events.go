@@ -77,6 +77,10 @@ type Event struct {
 	// the instance that caused it stopped before telling it; the audit
 	// log records it.
 	Recovered bool `json:"-"`
+	// Unconfirmed says the recovery could not read in the store whether
+	// the change was made (its kind has no check): the audit log records
+	// an attempt whose outcome is not known.
+	Unconfirmed bool `json:"-"`
 
 	// The fields below describe a change for the audit log; they are
 	// optional and, like the rest, never hold a secret.
@@ -99,19 +103,25 @@ type Event struct {
 
 // EventListener is told of every event, in order, on the goroutine of the
 // use case that caused it: it must be quick, and it handles (logs) its own
-// failures. The change feed, an audit log, webhooks and metrics listen.
-type EventListener func(ctx context.Context, e Event)
+// failures. It returns an error when it could not write what it records
+// of e (so the event's journal record stays, for recovery to tell again).
+// The change feed, an audit log, webhooks and metrics listen.
+type EventListener func(ctx context.Context, e Event) error
 
-// emit stamps e, applies it to this instance's caches and then tells the
-// listeners. Use cases call it once their change is stored.
-func (s *Service) emit(ctx context.Context, e Event) {
+// emit stamps e, applies it to this instance's caches and then tells every
+// listener; it reports whether one could not write what it records. Use
+// cases call it once their change is stored.
+func (s *Service) emit(ctx context.Context, e Event) (failed bool) {
 	if e.At.IsZero() {
 		e.At = s.Now()
 	}
 	s.Invalidate(e)
 	for _, l := range s.listeners {
-		l(ctx, e)
+		if l(ctx, e) != nil {
+			failed = true
+		}
 	}
+	return failed
 }
 
 // Invalidate drops what this instance caches that e may have changed. The

@@ -15,10 +15,11 @@ type recorder struct {
 	events []access.Event
 }
 
-func (r *recorder) listen(_ context.Context, e access.Event) {
+func (r *recorder) listen(_ context.Context, e access.Event) error {
 	r.mu.Lock()
 	r.events = append(r.events, e)
 	r.mu.Unlock()
+	return nil
 }
 
 func (r *recorder) kinds() []access.EventKind {
@@ -97,7 +98,7 @@ func TestInvalidate_AnotherInstanceObeysAnEventAtOnce(t *testing.T) {
 	}
 	// Instance A bans; B is handed A's events, as a change feed would.
 	a := access.NewService(f.store, access.Config{Argon2: cheapArgon2, Listeners: []access.EventListener{
-		func(_ context.Context, e access.Event) { b.Invalidate(e) },
+		func(_ context.Context, e access.Event) error { b.Invalidate(e); return nil },
 	}})
 	if err := a.BanUser(ctx, f.app.ID, u.ID, ""); err != nil {
 		t.Fatal(err)

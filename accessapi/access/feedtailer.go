@@ -1,6 +1,7 @@
 package access
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -130,9 +131,9 @@ func (t *FeedTailer) Origin() string { return t.origin }
 // answer to the feed (not those of a user the change created, which no
 // instance can have cached: a license sign-up costs one write, not two). The append is tried at once (the use case returns
 // after it); one that fails is kept and retried by Run.
-func (t *FeedTailer) Record(ctx context.Context, e Event) {
+func (t *FeedTailer) Record(ctx context.Context, e Event) error {
 	if !e.invalidatesCaches() {
-		return
+		return nil
 	}
 	c := changeOf(e, t.origin)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), t.cfg.Timeout)
@@ -140,10 +141,10 @@ func (t *FeedTailer) Record(ctx context.Context, e Event) {
 	t.mu.Lock()
 	retrying := len(t.pending) > 0
 	t.mu.Unlock()
+	var err error
 	if !retrying {
-		err := t.feed.AppendChange(ctx, &c)
-		if err == nil {
-			return
+		if err = t.feed.AppendChange(ctx, &c); err == nil {
+			return nil
 		}
 		t.fault(err)
 	}
@@ -156,7 +157,12 @@ func (t *FeedTailer) Record(ctx context.Context, e Event) {
 		t.pending[len(t.pending)-1] = Change{At: c.At, Origin: t.origin, Kind: kindFlushCaches}
 	}
 	t.mu.Unlock()
+	// Kept for Run to retry, which a process that stops now never does.
+	return cmp.Or(err, errChangePending)
 }
+
+// errChangePending says that a change is kept for a later append.
+var errChangePending = errors.New("the change waits for an earlier one to be appended")
 
 // Run follows the feed for svc until ctx ends: it reads every Interval,
 // retries failed appends and prunes every PruneEvery.

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -26,7 +27,7 @@ type journaled struct {
 // dies is a listener that, first of all, ends the goroutine of the use case
 // that tells it: the process died after the change was stored and before
 // any listener ran.
-func dies(context.Context, access.Event) { runtime.Goexit() }
+func dies(context.Context, access.Event) error { runtime.Goexit(); return nil }
 
 func newJournaled(t *testing.T, store access.Store, first ...access.EventListener) *journaled {
 	t.Helper()
@@ -516,5 +517,73 @@ func TestEventRecordID_IsAUUIDv7OfTheEventsTimeTheSameOnEveryReplay(t *testing.T
 	}
 	if unjournaled := (access.Event{At: at}); access.EventRecordID(unjournaled, "x") == access.EventRecordID(unjournaled, "x") {
 		t.Fatal("an event without an id gets the same record id twice, want a random one")
+	}
+}
+
+// deliveriesFailOnce is a store whose first delivery insert fails (the
+// store went away for a moment).
+type deliveriesFailOnce struct {
+	access.Store
+	failed atomic.Bool
+}
+
+func (s *deliveriesFailOnce) InsertDeliveries(ctx context.Context, ds []access.WebhookDelivery) error {
+	if s.failed.CompareAndSwap(false, true) {
+		return errors.New("connection reset")
+	}
+	return s.Store.InsertDeliveries(ctx, ds)
+}
+
+// TestJournal_AListenerThatCouldNotWriteKeepsTheRecordForRecovery: when the
+// outbox cannot write a ban's delivery, the ban's journal record stays, and
+// the next sweep writes the delivery, once, while the audit and feed
+// entries written the first time are not doubled.
+func TestJournal_AListenerThatCouldNotWriteKeepsTheRecordForRecovery(t *testing.T) {
+	store := storetest.SQLite(t)
+	ctx := context.Background()
+	sc := newScene(t, newJournaled(t, store).svc)
+	flaky := &deliveriesFailOnce{Store: store}
+	tail := access.NewFeedTailer(store, access.FeedConfig{})
+	outbox := access.NewWebhookOutbox(flaky, access.WebhookOutboxConfig{})
+	svc := access.NewService(store, access.Config{Argon2: cheapArgon2, Subscribed: outbox.Subscribed,
+		Listeners: []access.EventListener{tail.Record, access.NewAuditListener(store, nil), outbox.Listen}})
+	if err := svc.BanUser(ctx, sc.app.ID, sc.user.ID, "chargeback"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // past the clearer's batch
+	if n := journalLeft(t, store); n != 1 {
+		t.Fatalf("%d journal records after a failed delivery write, want the ban's", n)
+	}
+	if got := countEffects(t, store, sc, access.EventUserBanned); got.deliveries != 0 || got.audit != 1 || got.feed != 1 {
+		t.Fatalf("before recovery: %+v", got)
+	}
+	if _, err := svc.RecoverJournal(ctx, time.Now().Add(time.Hour), 10, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := countEffects(t, store, sc, access.EventUserBanned); got.deliveries != 1 || got.audit != 1 {
+		t.Fatalf("after recovery: %+v, want the delivery once and the audit entry once", got)
+	}
+	if n := journalLeft(t, store); n != 0 {
+		t.Fatalf("%d journal records after recovery", n)
+	}
+}
+
+// TestJournal_ARecoveredChangeTheStoreCannotConfirmIsAuditedAsUnconfirmed:
+// a secret rotation has no check in the store, so its recovered audit
+// entry says that its outcome is not known.
+func TestJournal_ARecoveredChangeTheStoreCannotConfirmIsAuditedAsUnconfirmed(t *testing.T) {
+	store := storetest.SQLite(t)
+	ctx := context.Background()
+	sc := newScene(t, newJournaled(t, store).svc)
+	untilItDies(func() { _, _ = newJournaled(t, store, dies).svc.RotateSecret(ctx, sc.app.ID) })
+	if _, err := newJournaled(t, store).svc.RecoverJournal(ctx, time.Now().Add(time.Hour), 10, nil); err != nil {
+		t.Fatal(err)
+	}
+	p, err := newJournaled(t, store).svc.AuditLog(ctx, sc.app.ID, access.AuditFilter{Action: string(access.EventSecretRotated)}, "", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Items) != 1 || string(p.Items[0].After) != `{"confirmed":false,"recovered":true}` {
+		t.Fatalf("recovered rotation entries %+v", p.Items)
 	}
 }

@@ -59,14 +59,22 @@ func (s *Service) RecoverJournal(ctx context.Context, before time.Time, limit in
 			continue
 		}
 		tctx := WithPrincipal(context.WithoutCancel(ctx), p.Principal)
+		listenerFailed := false
 		for i, e := range p.Events {
 			if outcomes[i] != RecoveryDropped {
-				e.Recovered = true
-				s.emit(tctx, e)
+				e.Recovered, e.Unconfirmed = true, outcomes[i] == RecoveryUnchecked
+				if s.emit(tctx, e) {
+					listenerFailed = true
+				}
 			}
 			if told != nil {
 				told(e, outcomes[i])
 			}
+		}
+		if listenerFailed {
+			// Kept for the next sweep: a listener could not write.
+			failed = errors.Join(failed, fmt.Errorf("a listener could not write an event of journal record %s", r.ID))
+			continue
 		}
 		done = append(done, r.ID)
 	}

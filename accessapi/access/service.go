@@ -153,7 +153,7 @@ func NewService(store Store, cfg Config) *Service {
 		subscribed:  cfg.Subscribed,
 	}
 	s.observeWith(cfg.Observer)
-	s.throttle.held = s.emit
+	s.throttle.held = func(ctx context.Context, e Event) { s.emit(ctx, e) }
 	return s
 }
 

@@ -107,7 +107,7 @@ func TestSigningKeys_RotationOverlapsUntilTheOldKeyIsRetired(t *testing.T) {
 	store := storetest.Default(t)
 	var events []access.Event
 	svc := access.NewService(store, access.Config{Argon2: cheapArgon2,
-		Listeners: []access.EventListener{func(_ context.Context, e access.Event) { events = append(events, e) }}})
+		Listeners: []access.EventListener{func(_ context.Context, e access.Event) error { events = append(events, e); return nil }}})
 	// A second instance on the same store learns of the rotation through
 	// the event, as the change feed would tell it.
 	peer := newService(store)

@@ -78,18 +78,17 @@ func changesEndpoints(k EventKind) bool {
 func (o *WebhookOutbox) Flush() { o.cache.clear() }
 
 // Listen is the EventListener.
-func (o *WebhookOutbox) Listen(ctx context.Context, e Event) {
+func (o *WebhookOutbox) Listen(ctx context.Context, e Event) error {
 	if changesEndpoints(e.Kind) {
 		o.Invalidate(e)
-		return
+		return nil
 	}
 	if e.AppID == "" || !slices.Contains(WebhookEvents, e.Kind) {
-		return
+		return nil
 	}
 	hooks, err := o.endpoints(ctx, e.AppID)
 	if err != nil {
-		o.fail(fmt.Errorf("reading the webhooks of application %s for %s: %w", e.AppID, e.Kind, err))
-		return
+		return o.fail(fmt.Errorf("reading the webhooks of application %s for %s: %w", e.AppID, e.Kind, err))
 	}
 	var ds []WebhookDelivery
 	var payload []byte
@@ -104,15 +103,17 @@ func (o *WebhookOutbox) Listen(ctx context.Context, e Event) {
 			CreatedAt: e.At, Status: DeliveryPending, NextAttemptAt: e.At, RetryFrom: e.At})
 	}
 	if len(ds) == 0 {
-		return
+		return nil
 	}
 	ctx, cancel := o.bounded(ctx)
 	defer cancel()
 	if err := o.insert(ctx, ds); err != nil {
-		o.fail(fmt.Errorf("writing the %d %s deliveries of application %s: %w", len(ds), e.Kind, e.AppID, err))
-	} else if o.cfg.OnQueued != nil {
+		return o.fail(fmt.Errorf("writing the %d %s deliveries of application %s: %w", len(ds), e.Kind, e.AppID, err))
+	}
+	if o.cfg.OnQueued != nil {
 		o.cfg.OnQueued()
 	}
+	return nil
 }
 
 // insert writes an event's deliveries. Their IDs derive from the event's,
@@ -166,10 +167,11 @@ func (o *WebhookOutbox) endpoints(ctx context.Context, appID string) ([]Webhook,
 	return ws, nil
 }
 
-func (o *WebhookOutbox) fail(err error) {
+func (o *WebhookOutbox) fail(err error) error {
 	if o.cfg.OnError != nil {
 		o.cfg.OnError(err)
 	}
+	return err
 }
 
 // webhookPayload is the JSON body of a delivery.

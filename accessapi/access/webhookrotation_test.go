@@ -19,7 +19,7 @@ func TestWebhookRotation_ThePreviousSecretIsSealedAndSignsUntilTheOverlapEnds(t 
 	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 	var events []access.Event
 	svc := access.NewService(store, access.Config{Argon2: cheapArgon2, FileKey: fileKey, Now: func() time.Time { return now },
-		Listeners: []access.EventListener{func(_ context.Context, e access.Event) { events = append(events, e) }}})
+		Listeners: []access.EventListener{func(_ context.Context, e access.Event) error { events = append(events, e); return nil }}})
 	ctx := context.Background()
 	app, err := svc.CreateApp(ctx, access.AppSettings{Name: ptr("rotated")})
 	if err != nil {

@@ -73,8 +73,10 @@ func auditChange() obj {
 		"overlap_seconds": integer("How long a rotated webhook secret keeps signing."),
 		"session_ttl":     str(""),
 		"key_id":          str("A signing key's id."), "generation": integer("A signing key's generation."), "algorithm": str(""),
-		"records":  obj{"type": "object", "additionalProperties": obj{"type": "integer"}, "description": "An export's or import's records, by type."},
-		"complete": boolean("Whether an export reached its end (what it wrote before a failure is out as well)."),
+		"records":   obj{"type": "object", "additionalProperties": obj{"type": "integer"}, "description": "An export's or import's records, by type."},
+		"complete":  boolean("Whether an export reached its end (what it wrote before a failure is out as well)."),
+		"recovered": boolean("Written by the event journal's recovery, after the server that made the change stopped before recording it."),
+		"confirmed": boolean("false on a recovered entry whose change the recovery could not confirm in the store: an attempt whose outcome is not known."),
 	}
 	for k, v := range more {
 		p[k] = v
