@@ -45,11 +45,9 @@ func (s *Service) AuthenticateApp(ctx context.Context, apiKey, apiSecret string)
 // counted against the client's address, or 429 while the address is held
 // back (then not counted).
 func (s *Service) wrongSecret(ctx context.Context) error {
-	addr := clientNetwork(ctx)
-	if err := s.throttle.checkSecret(addr); err != nil {
+	if err := s.throttle.missedSecret(clientNetwork(ctx)); err != nil {
 		return err
 	}
-	s.throttle.failSecret(addr)
 	return errInvalidApplication
 }
 

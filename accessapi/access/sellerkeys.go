@@ -109,11 +109,9 @@ func (s *Service) RevokeSellerKey(ctx context.Context, appID, keyID string) erro
 func (s *Service) AuthenticateSellerKey(ctx context.Context, secret string) (*SellerKey, error) {
 	k, err := s.store.SellerKeyByHash(ctx, SecretHash(secret))
 	if errors.Is(err, ErrNotFound) {
-		addr := clientNetwork(ctx)
-		if err := s.throttle.checkSecret(addr); err != nil {
+		if err := s.throttle.missedSecret(clientNetwork(ctx)); err != nil {
 			return nil, err
 		}
-		s.throttle.failSecret(addr)
 		return nil, Refusal(CodeAuthenticationRequired, "The key is not valid.")
 	}
 	if err != nil {

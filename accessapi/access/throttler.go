@@ -358,22 +358,21 @@ func (a *codeAttempt) release() {
 	a.t.memory.settle(kindCode, a.app.ID, a.addr, p, p.CodeFree, a.t.now(), forgiven)
 }
 
-// checkSecret and failSecret throttle application and seller key secrets,
-// per address across keys. The application is not known yet, so the
-// global policy applies. Unlike passwords and codes, a secret's attempt is
-// counted after it is checked: the check is on every request's path (a
-// read lock), a secret is 256 random bits compared by its SHA-256 (no slow
-// step to race through), and a burst of guesses gains nothing.
-func (t *throttler) checkSecret(addr string) error {
-	p := t.global
-	if wait := t.memory.retryIn(kindSecret, "", addr, p, p.SecretFree, t.now()); wait > 0 {
+// missedSecret throttles the wrong application and seller key secrets of
+// an address, across keys (the application is not known, so the global
+// policy applies): while the address is held back it refuses (not
+// counted), otherwise it counts the miss and returns nil. Only misses come
+// here: the right secret is never held back. Unlike passwords and codes, a
+// miss is counted after the check: a secret is 256 random bits compared by
+// its SHA-256 (no slow step to race through), and a burst of guesses gains
+// nothing.
+func (t *throttler) missedSecret(addr string) error {
+	p, now := t.global, t.now()
+	if wait := t.memory.retryIn(kindSecret, "", addr, p, p.SecretFree, now); wait > 0 {
 		return errTooManyAttempts(wait)
 	}
+	t.memory.fail(kindSecret, "", addr, p, p.SecretFree, now)
 	return nil
-}
-
-func (t *throttler) failSecret(addr string) {
-	t.memory.fail(kindSecret, "", addr, t.global, t.global.SecretFree, t.now())
 }
 
 // reserveSignUp refuses an account creation from addr once the address
