@@ -41,7 +41,7 @@ func (s *Server) serverAudit(w http.ResponseWriter, r *http.Request, si *signedI
 
 // auditLog renders a page of app's audit log, or the server's when app is
 // nil.
-func (s *Server) auditLog(w http.ResponseWriter, r *http.Request, si *signedIn, app *access.App) (err error) {
+func (s *Server) auditLog(w http.ResponseWriter, r *http.Request, si *signedIn, app *access.App) error {
 	appID, title := access.ServerAuditLog, "Server audit log"
 	if app != nil {
 		appID, title = app.ID, "Audit log"
@@ -50,6 +50,7 @@ func (s *Server) auditLog(w http.ResponseWriter, r *http.Request, si *signedIn, 
 	data := auditPage{Action: q.Get("action"), User: q.Get("user"), Since: q.Get("since"), Until: q.Get("until")}
 	f := access.AuditFilter{Action: data.Action, UserID: data.User}
 	var fields []access.FieldError
+	var err error
 	if data.Since != "" {
 		if f.Since, err = time.Parse(auditDay, data.Since); err != nil {
 			fields = append(fields, access.FieldError{Field: "since", Message: "must be a date (YYYY-MM-DD)"})
