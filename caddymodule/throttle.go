@@ -26,11 +26,11 @@ type ThrottleConfig struct {
 	AccountFree int `json:"account_free,omitempty"`
 	// CodeFree is the failed license codes of one address. Default: 10.
 	CodeFree int `json:"code_free,omitempty"`
-	// SecretFree is the wrong application secrets of one address.
-	// Default: 10.
+	// SecretFree is the wrong application secrets of one address, across
+	// applications; the right secret is never held back. Default: 100.
 	SecretFree int `json:"secret_free,omitempty"`
 	// SignUpsPerAddress is the accounts one address may create per
-	// window. Default: 20.
+	// window. Default: 1000.
 	SignUpsPerAddress int `json:"sign_ups_per_address,omitempty"`
 	// FirstDelay is the wait after the first failure past the free ones;
 	// each further failure doubles it. Default: 1s.

@@ -49,7 +49,7 @@ type ThrottlePolicy struct {
 	// back, so this bounds only the work a client makes with wrong ones.
 	SecretFree int `json:"secret_free,omitempty"`
 	// SignUpsPerAddress is the accounts one address may create per
-	// Window. Default 20.
+	// Window. Default 1000.
 	SignUpsPerAddress int `json:"sign_ups_per_address,omitempty"`
 	// FirstDelay is the wait after the first failure past the free ones;
 	// each further failure doubles it. Default 1s.
