@@ -140,8 +140,8 @@ func (s *Service) licenseByCode(ctx context.Context, app *App, code string, atte
 // completed (it may have stopped half way) and the refusal is
 // CodeLicenseUsed.
 func (s *Service) redeem(ctx context.Context, r *Redemption, also ...Event) error {
-	activated := Event{Kind: EventLicenseActivated, AppID: r.Use.AppID, UserID: r.Use.UserID, Username: r.Use.Username,
-		LicenseID: r.Use.LicenseID, NewUser: r.NewUser != nil}
+	activated := Event{Kind: EventLicenseActivated, At: r.Use.OccurredAt, AppID: r.Use.AppID, UserID: r.Use.UserID,
+		Username: r.Use.Username, LicenseID: r.Use.LicenseID, NewUser: r.NewUser != nil}
 	err := s.commit(ctx, func(ctx context.Context) error { return s.store.RedeemLicense(ctx, r) }, append([]Event{activated}, also...)...)
 	if err == nil {
 		return nil
@@ -180,7 +180,8 @@ func (s *Service) completeUse(ctx context.Context, use *LicenseUse, g Grant) err
 	// it counts once.
 	return s.commit(ctx, func(ctx context.Context) error {
 		return wrapStore(finishRedemption(ctx, s.store, redemptionOf(use, g)), "completing license use")
-	}, Event{Kind: EventLicenseActivated, AppID: use.AppID, UserID: use.UserID, Username: use.Username, LicenseID: use.LicenseID})
+	}, Event{Kind: EventLicenseActivated, At: use.OccurredAt, AppID: use.AppID, UserID: use.UserID, Username: use.Username,
+		LicenseID: use.LicenseID})
 }
 
 func activationOf(use *LicenseUse, g Grant) Activation {

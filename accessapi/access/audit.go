@@ -99,7 +99,7 @@ func EventRecordID(e Event, what string) string {
 	if e.ID == "" {
 		return NewAuditID(e.At)
 	}
-	sum := sha256.Sum256([]byte(e.ID + "\x00" + what))
+	sum := sha256.Sum256([]byte(e.identity() + "\x00" + what))
 	b := [16]byte(sum[:16])
 	return uuidV7(&b, e.At)
 }

@@ -101,6 +101,19 @@ type Event struct {
 	After  map[string]any `json:"after,omitempty"`
 }
 
+// identity names what happened, for the records listeners derive from an
+// event: its ID, except for a license's activation, which happens once
+// per license. That one may be told by two use cases: the journal's
+// recovery of a redemption cut short, and a later request that finishes
+// the same redemption (both with the use's time): named by its license,
+// it is delivered and audited once.
+func (e Event) identity() string {
+	if e.Kind == EventLicenseActivated && e.LicenseID != "" {
+		return string(EventLicenseActivated) + "/" + e.LicenseID
+	}
+	return e.ID
+}
+
 // EventListener is told of every event, in order, on the goroutine of the
 // use case that caused it: it must be quick, and it handles (logs) its own
 // failures. It returns an error when it could not write what it records

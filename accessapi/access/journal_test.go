@@ -587,3 +587,47 @@ func TestJournal_ARecoveredChangeTheStoreCannotConfirmIsAuditedAsUnconfirmed(t *
 		t.Fatalf("recovered rotation entries %+v", p.Items)
 	}
 }
+
+// TestJournal_ARedemptionCutShortAndFinishedByARetryIsDeliveredOnce: on a
+// store without transactions, a license sign-up stops after its claim
+// (the store failed: its journal record stays). A retry of the code finds
+// the claim and finishes the redemption, telling the activation; later
+// the journal's recovery tells the first request's. The receiver gets one
+// license.activated: both name the license, so they are one delivery.
+func TestJournal_ARedemptionCutShortAndFinishedByARetryIsDeliveredOnce(t *testing.T) {
+	for _, st := range []struct {
+		name string
+		open opener
+	}{
+		{"sqlite", func(t testing.TB) access.Store { return storetest.SQLite(t) }},
+		{"mongodb", func(t testing.TB) access.Store { return storetest.Mongo(t) }},
+	} {
+		t.Run(st.name, func(t *testing.T) {
+			store := st.open(t)
+			ctx := context.Background()
+			sc := newScene(t, newJournaled(t, store).svc)
+			// The claim is write 1; the crash comes before write 2.
+			cut := newJournaled(t, &crashingStore{Store: store, n: 2})
+			if _, err := cut.svc.SignUpWithLicense(ctx, &sc.app.App, sc.license, ""); !errors.Is(err, errCrash) {
+				t.Fatalf("first sign-up: %v, want the injected crash after the claim", err)
+			}
+			retry := newJournaled(t, store)
+			if _, err := retry.svc.SignUpWithLicense(ctx, &sc.app.App, sc.license, ""); access.CodeOf(err) != access.CodeLicenseUsed {
+				t.Fatalf("retry: %v, want license_used", err)
+			}
+			if got := countEffects(t, store, sc, access.EventLicenseActivated); got.deliveries != 1 {
+				t.Fatalf("after the retry finished the redemption: %d deliveries, want 1", got.deliveries)
+			}
+			settle()
+			if err := retry.sweeper.Sweep(ctx, retry.svc); err != nil {
+				t.Fatal(err)
+			}
+			if got := countEffects(t, store, sc, access.EventLicenseActivated); got.deliveries != 1 {
+				t.Errorf("after the recovery of the first request: %d deliveries of license.activated, want 1", got.deliveries)
+			}
+			if n := journalLeft(t, store); n != 0 {
+				t.Errorf("%d journal records left after the sweep", n)
+			}
+		})
+	}
+}
