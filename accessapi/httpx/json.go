@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 	"unicode"
@@ -44,8 +45,8 @@ func writeJSONHeader(w http.ResponseWriter, status int) {
 // DecodeJSON reads a JSON object body of at most limit bytes into v,
 // ignoring unknown fields: the client API's rule, so that old and new
 // clients keep working. A larger body is a payload_too_large refusal;
-// anything but a JSON object, or a field of the wrong type, is a
-// validation_failed refusal naming the field.
+// anything but a JSON object, or fields of the wrong type, is a
+// validation_failed refusal naming them.
 func DecodeJSON(w http.ResponseWriter, r *http.Request, v any, limit int64) error {
 	return decodeJSON(w, r, v, limit, false)
 }
@@ -80,6 +81,9 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, v any, limit int64, stri
 	if err := dec.Decode(v); err != nil {
 		var typeErr *json.UnmarshalTypeError
 		if errors.As(err, &typeErr) && typeErr.Field != "" {
+			if fields := typeErrors(body, reflect.TypeOf(v)); len(fields) > 0 {
+				return access.Invalid(fields...)
+			}
 			return access.Invalid(access.FieldError{Field: typeErr.Field, Message: "must be " + jsonKind(typeErr.Type.Kind().String())})
 		}
 		if name, ok := unknownField(err); ok {

@@ -2,11 +2,13 @@ package httpx_test
 
 import (
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/appaccess/appaccess/accessapi/access"
 	"github.com/appaccess/appaccess/accessapi/httpx"
+	"github.com/appaccess/appaccess/accessapi/wire"
 )
 
 type settings struct {
@@ -83,18 +85,26 @@ func TestDecodeJSON_RefusalsNameTheField(t *testing.T) {
 
 // go test -fuzz FuzzDecodeStrictJSON ./accessapi/httpx/
 func FuzzDecodeStrictJSON(f *testing.F) {
-	for _, s := range []string{`{"name":"a","count":1}`, `{"nmae":1}`, `[]`, `{`, ``, `null`, `{"count":1e99}`, `{"name":"\u0000"}`, `{"a":{"b":1},"c":[{"d":2},[]],"a2":{}}`, `{"n":1,"n":2}`} {
+	for _, s := range []string{`{"name":"a","count":1}`, `{"nmae":1}`, `[]`, `{`, ``, `null`, `{"count":1e99}`, `{"name":"\u0000"}`, `{"a":{"b":1},"c":[{"d":2},[]],"a2":{}}`, `{"n":1,"n":2}`,
+		`{"credentials": {"username": 1}, "count": "x"}`, `{"events": ["a", 2]}`, `{"Hardware_ID": [], "credentials": null}`, `{"count": 1.5}`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, body string) {
 		for _, strict := range []bool{false, true} {
-			err := decode(body, 1024, strict)
-			if err == nil {
-				continue
-			}
-			// Every refusal is one a client is shown, never an internal error.
-			if code := access.CodeOf(err); code != access.CodeValidationFailed && code != access.CodePayloadTooLarge {
-				t.Fatalf("decode(%q, strict %v): %v", body, strict, err)
+			// Into a flat struct and into one with a nested object.
+			var nested login
+			r := httptest.NewRequest("POST", "/", strings.NewReader(body))
+			for _, err := range []error{decode(body, 1024, strict), httpx.DecodeJSON(httptest.NewRecorder(), r, &nested, 1024)} {
+				if err == nil {
+					continue
+				}
+				// Every refusal is one a client is shown, never an internal
+				// error, and a validation refusal names a field.
+				p := httpx.ProblemOf(err)
+				if code := access.CodeOf(err); code != access.CodeValidationFailed && code != access.CodePayloadTooLarge ||
+					code == access.CodeValidationFailed && len(p.Errors) == 0 {
+					t.Fatalf("decode(%q, strict %v): %v %+v", body, strict, err, p.Errors)
+				}
 			}
 		}
 	})
@@ -106,5 +116,46 @@ func TestSizeText_WordsTheLimits(t *testing.T) {
 		if got := httpx.SizeText(n); got != want {
 			t.Errorf("SizeText(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+// login is a request with a nested object and a list.
+type login struct {
+	Credentials struct {
+		Username string `json:"username"`
+		Password string `json:"password"`
+	} `json:"credentials"`
+	HardwareID string   `json:"hardware_id"`
+	Events     []string `json:"events"`
+	Count      *int     `json:"count"`
+}
+
+func TestDecodeJSON_EveryFieldOfTheWrongTypeIsNamedInOneRefusal(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, body string
+		want       []wire.FieldError
+	}{
+		{"two top-level fields", `{"hardware_id": 7, "count": "5"}`,
+			[]wire.FieldError{{Field: "hardware_id", Message: "must be a string"}, {Field: "count", Message: "must be an integer"}}},
+		{"nested and top-level", `{"credentials": {"username": 1, "password": true}, "events": "user.banned"}`,
+			[]wire.FieldError{{Field: "credentials.username", Message: "must be a string"}, {Field: "credentials.password", Message: "must be a string"},
+				{Field: "events", Message: "must be an array"}}},
+		{"an object that is not one", `{"credentials": "alice", "count": 1.5}`,
+			[]wire.FieldError{{Field: "credentials", Message: "must be an object"}, {Field: "count", Message: "must be an integer"}}},
+		{"keys in another case, nulls and unknown keys", `{"Hardware_ID": [], "credentials": null, "other": 1, "count": null}`,
+			[]wire.FieldError{{Field: "hardware_id", Message: "must be a string"}}},
+		{"a list with an element of the wrong type", `{"events": ["a", 2]}`,
+			[]wire.FieldError{{Field: "events", Message: "must be a string"}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var v login
+			err := httpx.DecodeJSON(httptest.NewRecorder(), httptest.NewRequest("POST", "/", strings.NewReader(tt.body)), &v, 1024)
+			p := httpx.ProblemOf(err)
+			if p.Code != string(access.CodeValidationFailed) || !slices.Equal(p.Errors, tt.want) {
+				t.Fatalf("refusal %s %+v, want validation_failed %+v", p.Code, p.Errors, tt.want)
+			}
+		})
 	}
 }
