@@ -34,7 +34,7 @@ func TestAbuse_GuessesAreThrottledAlikeForKnownAndUnknownUsers(t *testing.T) {
 	activeUser(t, a, "victim", "vortex-lamp-71")
 	for i, username := range []string{"victim", "ghost-user"} {
 		ip := fmt.Sprintf("127.0.0.%d", 20+i)
-		for range 5 {
+		for range access.DefaultThrottlePolicy.AccountAddressFree {
 			expect(t, loginFrom(t, a, ip, username, "wrong-guess"), 401, "invalid_credentials")
 		}
 		expectThrottled(t, loginFrom(t, a, ip, username, "wrong-guess"))
@@ -46,7 +46,7 @@ func TestAbuse_GuessesAreThrottledAlikeForKnownAndUnknownUsers(t *testing.T) {
 func TestAbuse_ASpoofedForwardedForChangesNothing(t *testing.T) {
 	startThrottledServer(t, "")
 	a := createApp(t, nil)
-	for i := range 5 {
+	for i := range access.DefaultThrottlePolicy.AccountAddressFree {
 		r := loginFrom(t, a, "127.0.0.30", "someone", "wrong-guess", "X-Forwarded-For", fmt.Sprintf("10.9.8.%d", i))
 		expect(t, r, 401, "invalid_credentials")
 	}
@@ -70,12 +70,18 @@ func TestAbuse_CodeAndSecretGuessesAreThrottled(t *testing.T) {
 	a := createApp(t, nil)
 	code := issueCode(t, a, map[string]any{"minutes": 60})
 	c := clientFrom("127.0.0.50")
-	for i := range 10 {
-		r := requestWith(t, c, "POST", apiBase+"/sign_up_with_license_code", a.headers(), map[string]any{"code": fmt.Sprintf("GUESS-%05d-AAAAA-BBBBB-CCCCC", i)})
-		expect(t, r, 401, "license_invalid")
+	guess := func(i int) map[string]any {
+		return map[string]any{"code": fmt.Sprintf("GUESS-%05d-AAAAA-BBBBB-CCCCC", i)}
 	}
-	expectThrottled(t, requestWith(t, c, "POST", apiBase+"/sign_up_with_license_code", a.headers(), map[string]any{"code": code}))
-	expectThrottled(t, requestWith(t, c, "GET", apiBase+"/app_context", a.headers("x-api-license-code", code), nil))
+	for i := range access.DefaultThrottlePolicy.CodeFree {
+		expect(t, requestWith(t, c, "POST", apiBase+"/sign_up_with_license_code", a.headers(), guess(i)), 401, "license_invalid")
+	}
+	expectThrottled(t, requestWith(t, c, "POST", apiBase+"/sign_up_with_license_code", a.headers(), guess(-1)))
+	expectThrottled(t, requestWith(t, c, "GET", apiBase+"/app_context", a.headers("x-api-license-code", "GUESS-99999-AAAAA-BBBBB-CCCCC"), nil))
+	// The right code is never held back: a buyer behind the guesser's
+	// address signs up with it and then uses it in the header.
+	expect(t, requestWith(t, c, "POST", apiBase+"/sign_up_with_license_code", a.headers(), map[string]any{"code": code}), 201, "")
+	expect(t, requestWith(t, c, "GET", apiBase+"/app_context", a.headers("x-api-license-code", code), nil), 200, "")
 
 	s := clientFrom("127.0.0.51")
 	wrong := app{id: a.id, key: a.key, secret: "as_not-the-secret"}
@@ -86,7 +92,7 @@ func TestAbuse_CodeAndSecretGuessesAreThrottled(t *testing.T) {
 	// The right secret is never held back (256 bits: nothing to guess).
 	expect(t, requestWith(t, s, "GET", apiBase+"/app_context", a.headers(), nil), 401, "authentication_required")
 	// Other clients are not affected.
-	expect(t, requestWith(t, clientFrom("127.0.0.52"), "POST", apiBase+"/sign_up_with_license_code", a.headers(), map[string]any{"code": code}), 201, "")
+	expect(t, requestWith(t, clientFrom("127.0.0.52"), "POST", apiBase+"/sign_up_with_license_code", a.headers(), guess(-2)), 401, "license_invalid")
 }
 
 func TestAbuse_UnknownAndExistingUsersTakeTheSameTime(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 // applications may override in their settings.
 type ThrottleConfig struct {
 	// AccountAddressFree is the failures of one account from one address
-	// before waits begin. Default: 5.
+	// before waits begin. Default: 10.
 	AccountAddressFree int `json:"account_address_free,omitempty"`
 	// AddressFree is the password failures of one address across accounts
 	// before waits begin. Default: 20.
@@ -24,7 +24,8 @@ type ThrottleConfig struct {
 	// waits begin for addresses and devices that never logged in to it.
 	// Default: 50.
 	AccountFree int `json:"account_free,omitempty"`
-	// CodeFree is the failed license codes of one address. Default: 10.
+	// CodeFree is the failed license codes of one address; the right code
+	// is never held back. Default: 100.
 	CodeFree int `json:"code_free,omitempty"`
 	// SecretFree is the wrong application secrets of one address, across
 	// applications; the right secret is never held back. Default: 100.

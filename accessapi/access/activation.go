@@ -41,12 +41,8 @@ func (s *Service) SignUpWithLicense(ctx context.Context, app *App, code, hardwar
 		return nil, err
 	}
 	defer signUp.release()
-	attempt, err := s.throttle.reserveCode(ctx, app, addr)
-	if err != nil {
-		return nil, err
-	}
-	defer attempt.release()
-	lic, err := s.licenseByCode(ctx, app, code, &attempt)
+	attempt := s.throttle.codeAttempt(app, addr)
+	lic, err := s.licenseByCode(ctx, app, code, attempt)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +54,9 @@ func (s *Service) SignUpWithLicense(ctx context.Context, app *App, code, hardwar
 	signedUp := Event{Kind: EventUserSignedUp, AppID: app.ID, UserID: userID, Username: use.Username, LicenseID: lic.ID}
 	if err := s.redeem(ctx, redemptionOf(use, lic.Grant), signedUp); err != nil {
 		if CodeOf(err) == CodeLicenseUsed {
-			attempt.failed(ctx)
+			if held := attempt.failed(ctx); held != nil {
+				return nil, held
+			}
 		}
 		return nil, err
 	}
@@ -89,11 +87,6 @@ func (s *Service) ActivateLicense(ctx context.Context, app *App, req ActivateReq
 	if len(fields) > 0 {
 		return nil, Invalid(fields...)
 	}
-	attempt, err := s.throttle.reserveCode(ctx, app, clientNetwork(ctx))
-	if err != nil {
-		return nil, err
-	}
-	defer attempt.release()
 	st, err := s.passwordUser(ctx, app, req.Username, req.Password, "")
 	if err != nil {
 		return nil, err
@@ -101,7 +94,8 @@ func (s *Service) ActivateLicense(ctx context.Context, app *App, req ActivateReq
 	if st.ban != nil {
 		return nil, errUserBanned
 	}
-	lic, err := s.licenseByCode(ctx, app, req.Code, &attempt)
+	attempt := s.throttle.codeAttempt(app, clientNetwork(ctx))
+	lic, err := s.licenseByCode(ctx, app, req.Code, attempt)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +105,9 @@ func (s *Service) ActivateLicense(ctx context.Context, app *App, req ActivateReq
 	}
 	if err := s.redeem(ctx, redemptionOf(use, lic.Grant)); err != nil {
 		if CodeOf(err) == CodeLicenseUsed {
-			attempt.failed(ctx)
+			if held := attempt.failed(ctx); held != nil {
+				return nil, held
+			}
 		}
 		return nil, err
 	}
@@ -120,17 +116,21 @@ func (s *Service) ActivateLicense(ctx context.Context, app *App, req ActivateReq
 }
 
 // licenseByCode finds the application's license with this code.
-// An unknown code is the attempt's failure (see throttle.go).
-func (s *Service) licenseByCode(ctx context.Context, app *App, code string, attempt *codeAttempt) (*License, error) {
+// An unknown code is the attempt's failure (see codeAttempt).
+func (s *Service) licenseByCode(ctx context.Context, app *App, code string, attempt codeAttempt) (*License, error) {
+	unknown := func() (*License, error) {
+		if held := attempt.failed(ctx); held != nil {
+			return nil, held
+		}
+		return nil, errLicenseInvalid
+	}
 	id := s.licenseID(app.ID, code)
 	if id == "" {
-		attempt.failed(ctx)
-		return nil, errLicenseInvalid
+		return unknown()
 	}
 	lic, err := s.store.LicenseByID(ctx, id)
 	if errors.Is(err, ErrNotFound) {
-		attempt.failed(ctx)
-		return nil, errLicenseInvalid
+		return unknown()
 	}
 	return lic, wrapStore(err, "reading license")
 }

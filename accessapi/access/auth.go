@@ -203,13 +203,11 @@ func (s *Service) session(ctx context.Context, appID string, token secretDigest)
 // that was activated by an existing account is not a way into that account,
 // and is refused exactly like an unknown code.
 func (s *Service) licenseUser(ctx context.Context, app *App, code string) (*userState, error) {
-	attempt, err := s.throttle.reserveCode(ctx, app, clientNetwork(ctx))
-	if err != nil {
-		return nil, err
-	}
-	defer attempt.release()
+	attempt := s.throttle.codeAttempt(app, clientNetwork(ctx))
 	refuse := func() (*userState, error) {
-		attempt.failed(ctx)
+		if held := attempt.failed(ctx); held != nil {
+			return nil, held
+		}
 		return nil, errInvalidCredentials
 	}
 	id := s.licenseID(app.ID, code)

@@ -34,7 +34,7 @@ import (
 // DefaultThrottlePolicy.
 type ThrottlePolicy struct {
 	// AccountAddressFree is the failures of one account from one address
-	// before waits begin. Default 5.
+	// before waits begin. Default 10.
 	AccountAddressFree int `json:"account_address_free,omitempty"`
 	// AddressFree is the password failures of one address across accounts
 	// before waits begin. Default 20.
@@ -42,7 +42,9 @@ type ThrottlePolicy struct {
 	// AccountFree is the failures of one account across addresses before
 	// waits begin for addresses and devices it does not know. Default 50.
 	AccountFree int `json:"account_free,omitempty"`
-	// CodeFree is the failed license codes of one address. Default 10.
+	// CodeFree is the failed license codes of one address. Default 100:
+	// a code has at least 80 bits, and the right one is never held back,
+	// so this bounds only the work a client makes with wrong ones.
 	CodeFree int `json:"code_free,omitempty"`
 	// SecretFree is the wrong application secrets of one address.
 	// Default 100: a secret has 256 bits, and the right one is never held
@@ -63,14 +65,15 @@ type ThrottlePolicy struct {
 
 // DefaultThrottlePolicy is what a careful operator would pick: a user who
 // mistypes a few times never waits; a guesser gets a handful of tries per
-// hour and account. (Keygen allows 5 attempts a minute on its credential
-// endpoints, per account and address.) The sign-up quota stops one host
+// hour and account. (Auth0's brute-force protection allows 10 failures per
+// account and address; Keygen 5 attempts a minute on its credential
+// endpoints.) The sign-up quota stops one host
 // from filling the store (at full hashing speed it could create some
 // 290,000 accounts an hour), not a spammer with many addresses: schools,
 // offices and carrier-grade NAT put hundreds of real buyers behind one
 // address, so it is 1,000 an hour.
 var DefaultThrottlePolicy = ThrottlePolicy{
-	AccountAddressFree: 5, AddressFree: 20, AccountFree: 50, CodeFree: 10, SecretFree: 100,
+	AccountAddressFree: 10, AddressFree: 20, AccountFree: 50, CodeFree: 100, SecretFree: 100,
 	SignUpsPerAddress: 1000, FirstDelay: time.Second, MaxDelay: 15 * time.Minute, Window: time.Hour,
 }
 

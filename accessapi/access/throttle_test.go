@@ -63,7 +63,7 @@ func TestThrottle_FailuresBackOffExponentiallyAndUnknownUsersAlike(t *testing.T)
 		t.Run(username, func(t *testing.T) {
 			tt := newThrottled(t)
 			addr := "198.51.100.7"
-			for i := range 5 {
+			for i := range access.DefaultThrottlePolicy.AccountAddressFree {
 				wantCode(t, tt.login(addr, username, fmt.Sprintf("wrong-%d", i)), access.CodeInvalidCredentials)
 			}
 			for _, want := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second} {
@@ -174,19 +174,33 @@ func TestThrottle_LicenseCodesSecretsAndSignUps(t *testing.T) {
 	tt := newThrottledApp(t, access.AppSettings{Throttle: &access.ThrottlePolicy{SignUpsPerAddress: 20}}, "")
 	addr := "198.51.100.20"
 	ctx := tt.from(addr)
-	for range 10 {
+	for range access.DefaultThrottlePolicy.CodeFree {
 		_, err := tt.svc.SignUpWithLicense(ctx, tt.app, access.NewLicenseCode(), "")
 		wantCode(t, err, access.CodeLicenseInvalid)
 	}
-	code := tt.license(t, minutesGrant(60))
-	_, err := tt.svc.SignUpWithLicense(ctx, tt.app, code, "")
+	_, err := tt.svc.SignUpWithLicense(ctx, tt.app, access.NewLicenseCode(), "")
 	if retryAfter(t, err) == 0 {
-		t.Fatalf("an 11th code from one address: %v, want too_many_attempts", err)
+		t.Fatalf("a wrong code past the free ones from one address: %v, want too_many_attempts", err)
 	}
-	// The header form counts against the same address.
-	_, err = tt.svc.Authenticate(ctx, tt.app, access.Credentials{Code: code}, true)
-	if retryAfter(t, err) == 0 {
-		t.Fatalf("a code in the header from a throttled address: %v", err)
+	// The header form and activations count against the same address.
+	if _, err := tt.svc.Authenticate(ctx, tt.app, access.Credentials{Code: access.NewLicenseCode()}, true); retryAfter(t, err) == 0 {
+		t.Fatalf("a wrong code in the header from a throttled address: %v", err)
+	}
+	// The right code is never held back: a buyer behind the address of a
+	// client that guessed signs up, logs in with it and activates another.
+	code := tt.license(t, minutesGrant(60))
+	if _, err := tt.svc.SignUpWithLicense(ctx, tt.app, code, ""); err != nil {
+		t.Fatalf("the right code from a throttled address: %v", err)
+	}
+	if _, err := tt.svc.Authenticate(ctx, tt.app, access.Credentials{Code: code}, true); err != nil {
+		t.Fatalf("the right code in the header from a throttled address: %v", err)
+	}
+	if _, err := tt.svc.ActivateLicense(ctx, tt.app, access.ActivateRequest{Code: tt.license(t, minutesGrant(60)), Username: "owner", Password: "the-right-one-99"}); err != nil {
+		t.Fatalf("activating the right code from a throttled address: %v", err)
+	}
+	// A used code is a wrong one.
+	if _, err := tt.svc.SignUpWithLicense(ctx, tt.app, code, ""); retryAfter(t, err) == 0 {
+		t.Fatalf("a used code from a throttled address: %v, want too_many_attempts", err)
 	}
 
 	for range access.DefaultThrottlePolicy.SecretFree {

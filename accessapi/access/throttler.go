@@ -316,46 +316,37 @@ func sources(addr, hwid string) []string {
 	return out
 }
 
-// A codeAttempt is a license code attempt from an address, counted as
-// pending when it was checked (reserveCode); it ends in failed or release.
+// A codeAttempt is a license code checked for an address. Only a code
+// that is unknown or used counts, after its check (failed), as for
+// application secrets: the right code is never held back. A code carries
+// at least 80 random bits (license.go), so a held address gains nothing by
+// guessing on, while holding back the right one let a client that guessed
+// lock out a buyer behind the same address (a school, an office,
+// carrier-grade NAT). The counter bounds the work of wrong codes, which
+// past CodeFree are answered 429 instead of 401.
 type codeAttempt struct {
 	t    *throttler
 	app  *App
 	addr string
-	done bool
 }
 
-// reserveCode refuses a license code attempt from addr while its failures
-// (and the attempts in flight) make it wait, and otherwise counts it.
-func (t *throttler) reserveCode(ctx context.Context, app *App, addr string) (codeAttempt, error) {
-	p := t.policy(app)
-	if wait := t.memory.reserve(ctx, kindCode, app.ID, addr, p, p.CodeFree, t.now); wait > 0 {
-		return codeAttempt{}, errTooManyAttempts(wait)
-	}
-	return codeAttempt{t: t, app: app, addr: addr}, nil
+// codeAttempt starts the check of a license code sent from addr.
+func (t *throttler) codeAttempt(app *App, addr string) codeAttempt {
+	return codeAttempt{t: t, app: app, addr: addr}
 }
 
-// failed counts an unknown or used code.
-func (a *codeAttempt) failed(ctx context.Context) {
-	if a.done || a.t == nil {
-		return
+// failed counts an unknown or used code and returns nil, unless the
+// address is held back already: then it returns the refusal the client
+// gets instead of the code's own, and counts nothing more.
+func (a codeAttempt) failed(ctx context.Context) error {
+	p, now := a.t.policy(a.app), a.t.now()
+	if wait := a.t.memory.retryIn(kindCode, a.app.ID, a.addr, p, p.CodeFree, now); wait > 0 {
+		return errTooManyAttempts(wait)
 	}
-	a.done = true
-	p := a.t.policy(a.app)
-	if n := a.t.memory.settle(kindCode, a.app.ID, a.addr, p, p.CodeFree, a.t.now(), failed); startsHolding(n, p.CodeFree) {
+	if n := a.t.memory.fail(kindCode, a.app.ID, a.addr, p, p.CodeFree, now); startsHolding(n, p.CodeFree) {
 		a.t.tell(ctx, a.app, ThrottledLicenseCode, a.addr, "", n)
 	}
-}
-
-// release forgives an attempt that did not fail; it does nothing after
-// failed, so it can be deferred.
-func (a *codeAttempt) release() {
-	if a.done || a.t == nil {
-		return
-	}
-	a.done = true
-	p := a.t.policy(a.app)
-	a.t.memory.settle(kindCode, a.app.ID, a.addr, p, p.CodeFree, a.t.now(), forgiven)
+	return nil
 }
 
 // missedSecret throttles the wrong application and seller key secrets of
@@ -609,10 +600,12 @@ func (c *addressCounters) settle(kind, scope, addr string, p ThrottlePolicy, fre
 	return v.n
 }
 
-// fail counts a failure that was not reserved (application secrets).
-func (c *addressCounters) fail(kind, scope, addr string, p ThrottlePolicy, free int, now time.Time) {
+// fail counts a failure that was not reserved (application secrets,
+// license codes) and returns the counter's failures (0 when addr is
+// empty: nothing is counted).
+func (c *addressCounters) fail(kind, scope, addr string, p ThrottlePolicy, free int, now time.Time) int {
 	if addr == "" {
-		return
+		return 0
 	}
 	key := counterKey(kind, scope, addr)
 	s := c.shard(key)
@@ -624,6 +617,7 @@ func (c *addressCounters) fail(kind, scope, addr string, p ThrottlePolicy, free 
 	}
 	v.fail(p, free, now)
 	s.m[key] = v
+	return v.n
 }
 
 // reserveQuota counts one against a fixed-window quota of
