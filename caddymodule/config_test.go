@@ -46,9 +46,9 @@ func TestReload_KeepsOneMongoDBClient(t *testing.T) {
 	expect(t, request(t, "GET", adminBase+"/apps/"+a.id, nil, nil), 200, "")
 }
 
-func TestReload_KeepsTheEmbeddedStoreRunning(t *testing.T) {
-	dir := t.TempDir()
-	cfg := fmt.Sprintf(`{
+// embeddedConfig serves the client API on the embedded store in dir.
+func embeddedConfig(dir string) string {
+	return fmt.Sprintf(`{
 	%s
 	app_access {
 		data_dir "%s"
@@ -58,6 +58,11 @@ func TestReload_KeepsTheEmbeddedStoreRunning(t *testing.T) {
 	app_access_api
 }
 `, globalOptions(), dir, apiPort)
+}
+
+func TestReload_KeepsTheEmbeddedStoreRunning(t *testing.T) {
+	dir := t.TempDir()
+	cfg := embeddedConfig(dir)
 	tester := newTester(t)
 	tester.InitServer(cfg, "caddyfile")
 	first := activeApp(t).conn

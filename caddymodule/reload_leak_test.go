@@ -1,7 +1,6 @@
 package caddymodule
 
 import (
-	"fmt"
 	"net/http"
 	"os"
 	"runtime"
@@ -18,16 +17,7 @@ import (
 // so the process ends with the goroutines it had after the first load.
 func TestReload_LeavesNoGoroutineBehind(t *testing.T) {
 	dir := t.TempDir()
-	cfg := fmt.Sprintf(`{
-	%s
-	app_access {
-		data_dir "%s"
-	}
-}
-:%d {
-	app_access_api
-}
-`, globalOptions(), dir, apiPort)
+	cfg := embeddedConfig(dir)
 	layouts := []string{cfg, strings.Replace(cfg, "app_access_api", "route {\n\t\tapp_access_api\n\t}", 1)}
 	tester := newTester(t)
 	tester.InitServer(cfg, "caddyfile")
