@@ -11,7 +11,7 @@ import (
 )
 
 // TestReload_LeavesNoGoroutineBehind reloads a config with the embedded
-// store, a guard and webhooks several times, serving requests in between:
+// store and a webhook endpoint several times, serving requests in between:
 // the background loops of every config (change feed, journal sweeper and
 // clearer, webhook deliverer, throttle and cache sweepers) stop with it,
 // so the process ends with the goroutines it had after the first load.
