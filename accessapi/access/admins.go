@@ -128,16 +128,33 @@ func (s *Service) SignInAdmin(ctx context.Context, username, password, code stri
 }
 
 // AdminSessionOf returns the live session of a dashboard token, or an
-// authentication_required refusal.
+// authentication_required refusal. A session lives only as long as its
+// administrator: DeleteAdmin ends the sessions it finds, but a sign-in that
+// read the account before the deletion may store its session after it (a
+// departing administrator who keeps signing in wins that race), so the
+// account is read here too, and a session older than the account of its
+// name (one of a deleted administrator whose name was given again) is no
+// session of it.
 func (s *Service) AdminSessionOf(ctx context.Context, token string) (*AdminSession, error) {
+	signIn := Refusal(CodeAuthenticationRequired, "Sign in first.")
 	if token == "" {
-		return nil, Refusal(CodeAuthenticationRequired, "Sign in first.")
+		return nil, signIn
 	}
-	sess, err := s.store.AdminSessionByHash(ctx, SecretHash(token))
+	hash := SecretHash(token)
+	sess, err := s.store.AdminSessionByHash(ctx, hash)
 	if errors.Is(err, ErrNotFound) || (err == nil && !s.Now().Before(sess.ExpiresAt)) {
-		return nil, Refusal(CodeAuthenticationRequired, "Sign in first.")
+		return nil, signIn
 	}
-	return sess, wrapStore(err, "reading dashboard session")
+	if err != nil {
+		return nil, wrapStore(err, "reading dashboard session")
+	}
+	a, err := s.store.AdminByName(ctx, sess.Username)
+	if errors.Is(err, ErrNotFound) || (err == nil && sess.CreatedAt.Before(a.CreatedAt)) {
+		// Best effort: the session is refused whether or not it is gone.
+		_ = s.store.DeleteAdminSession(ctx, hash)
+		return nil, signIn
+	}
+	return sess, wrapStore(err, "reading the session's administrator")
 }
 
 // SignOutAdmin ends a dashboard session.
