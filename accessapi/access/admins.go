@@ -124,6 +124,15 @@ func (s *Service) SignInAdmin(ctx context.Context, username, password, code stri
 		Event{Kind: EventAdminSignedIn, Target: a.Username}); err != nil {
 		return "", nil, wrapStore(err, "opening dashboard session")
 	}
+	// A TOTP change or a deletion that ended the administrator's sessions
+	// while this sign-in checked the old factors missed this one.
+	if ok, err := s.sessionStillAllowed(ctx, a); !ok || err != nil {
+		_ = s.store.DeleteAdminSession(ctx, sess.TokenHash)
+		if err != nil {
+			return "", nil, err
+		}
+		return "", nil, errAdminSignIn
+	}
 	return token, sess, nil
 }
 
