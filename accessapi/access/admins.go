@@ -16,6 +16,12 @@ const AdminSessionTTL = 12 * time.Hour
 
 var adminNamePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
 
+// adminPasswordPolicy is the password rule of administrators: users'
+// rules (no common password, not the username, at most MaxPasswordBytes)
+// at MinAdminPasswordLength characters. An administrator signs in on the
+// public site, so a common password is the likeliest way in.
+var adminPasswordPolicy = &App{MinPasswordLength: MinAdminPasswordLength}
+
 // adminThrottleApp stands for "the dashboard" in the throttler, whose
 // counters are per application: its zero policy takes the server's.
 var adminThrottleApp = &App{ID: "\x00admin"}
@@ -26,8 +32,8 @@ func (s *Service) CreateAdmin(ctx context.Context, username, password string) (*
 	if !adminNamePattern.MatchString(username) {
 		return nil, Invalid(FieldError{"username", "must be 1 to 64 letters, digits, dots, dashes or underscores"})
 	}
-	if len(password) < MinAdminPasswordLength || len(password) > MaxPasswordBytes {
-		return nil, Invalid(FieldError{"password", "must be at least 12 characters"})
+	if fe := validatePassword(adminPasswordPolicy, username, password); fe != nil {
+		return nil, Invalid(*fe)
 	}
 	hash, err := s.hasher.Hash(ctx, password)
 	if err != nil {
