@@ -16,6 +16,12 @@ const AdminSessionTTL = 12 * time.Hour
 
 var adminNamePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
 
+// adminPasswordPolicy is the password rule of administrators: users'
+// rules (no common password, not the username, at most MaxPasswordBytes)
+// at MinAdminPasswordLength characters. An administrator signs in on the
+// public site, so a common password is the likeliest way in.
+var adminPasswordPolicy = &App{MinPasswordLength: MinAdminPasswordLength}
+
 // adminThrottleApp stands for "the dashboard" in the throttler, whose
 // counters are per application: its zero policy takes the server's.
 var adminThrottleApp = &App{ID: "\x00admin"}
@@ -26,8 +32,8 @@ func (s *Service) CreateAdmin(ctx context.Context, username, password string) (*
 	if !adminNamePattern.MatchString(username) {
 		return nil, Invalid(FieldError{"username", "must be 1 to 64 letters, digits, dots, dashes or underscores"})
 	}
-	if len(password) < MinAdminPasswordLength || len(password) > MaxPasswordBytes {
-		return nil, Invalid(FieldError{"password", "must be at least 12 characters"})
+	if fe := validatePassword(adminPasswordPolicy, username, password); fe != nil {
+		return nil, Invalid(*fe)
 	}
 	hash, err := s.hasher.Hash(ctx, password)
 	if err != nil {
@@ -124,20 +130,46 @@ func (s *Service) SignInAdmin(ctx context.Context, username, password, code stri
 		Event{Kind: EventAdminSignedIn, Target: a.Username}); err != nil {
 		return "", nil, wrapStore(err, "opening dashboard session")
 	}
+	// A TOTP change or a deletion that ended the administrator's sessions
+	// while this sign-in checked the old factors missed this one.
+	if ok, err := s.sessionStillAllowed(ctx, a); !ok || err != nil {
+		_ = s.store.DeleteAdminSession(ctx, sess.TokenHash)
+		if err != nil {
+			return "", nil, err
+		}
+		return "", nil, errAdminSignIn
+	}
 	return token, sess, nil
 }
 
 // AdminSessionOf returns the live session of a dashboard token, or an
-// authentication_required refusal.
+// authentication_required refusal. A session lives only as long as its
+// administrator: DeleteAdmin ends the sessions it finds, but a sign-in that
+// read the account before the deletion may store its session after it (a
+// departing administrator who keeps signing in wins that race), so the
+// account is read here too, and a session older than the account of its
+// name (one of a deleted administrator whose name was given again) is no
+// session of it.
 func (s *Service) AdminSessionOf(ctx context.Context, token string) (*AdminSession, error) {
+	signIn := Refusal(CodeAuthenticationRequired, "Sign in first.")
 	if token == "" {
-		return nil, Refusal(CodeAuthenticationRequired, "Sign in first.")
+		return nil, signIn
 	}
-	sess, err := s.store.AdminSessionByHash(ctx, SecretHash(token))
+	hash := SecretHash(token)
+	sess, err := s.store.AdminSessionByHash(ctx, hash)
 	if errors.Is(err, ErrNotFound) || (err == nil && !s.Now().Before(sess.ExpiresAt)) {
-		return nil, Refusal(CodeAuthenticationRequired, "Sign in first.")
+		return nil, signIn
 	}
-	return sess, wrapStore(err, "reading dashboard session")
+	if err != nil {
+		return nil, wrapStore(err, "reading dashboard session")
+	}
+	a, err := s.store.AdminByName(ctx, sess.Username)
+	if errors.Is(err, ErrNotFound) || (err == nil && sess.CreatedAt.Before(a.CreatedAt)) {
+		// Best effort: the session is refused whether or not it is gone.
+		_ = s.store.DeleteAdminSession(ctx, hash)
+		return nil, signIn
+	}
+	return sess, wrapStore(err, "reading the session's administrator")
 }
 
 // SignOutAdmin ends a dashboard session.

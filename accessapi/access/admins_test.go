@@ -159,3 +159,39 @@ func TestSellerKey_OfADeletedAppIsRefusedAndRevocable(t *testing.T) {
 		})
 	}
 }
+
+// TestCreateAdmin_RefusesCommonAndShortPasswordsAndTheUsername: the
+// dashboard is on the public site; an administrator's password follows
+// users' rules at 12 characters (308 of the common passwords have 12 or
+// more).
+func TestCreateAdmin_RefusesCommonAndShortPasswordsAndTheUsername(t *testing.T) {
+	ctx := context.Background()
+	svc, _ := newAdminService(t)
+	for _, tt := range []struct {
+		name, username, password string
+		ok                       bool
+	}{
+		{"a common password of 16 characters", "ann", "passwordpassword", false},
+		{"a common password of 12 characters", "ben", "qwertyasdfgh", false},
+		{"the common one in another case", "cat", "PasswordPassword", false},
+		{"eleven characters", "dan", "kq7-vortexl", false},
+		{"twelve bytes but four characters", "eve", "日本語語", false},
+		{"the username inside", "margaret", "margaret-vortex-71", false},
+		{"an unusual phrase", "alice", "correct horse battery", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := svc.CreateAdmin(ctx, tt.username, tt.password)
+			if tt.ok {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			wantCode(t, err, access.CodeValidationFailed)
+			var e *access.Error
+			if !errors.As(err, &e) || len(e.Fields) != 1 || e.Fields[0].Field != "password" {
+				t.Fatalf("error %v, want one on the password", err)
+			}
+		})
+	}
+}

@@ -52,7 +52,8 @@ func (s *Service) BeginTOTP(ctx context.Context, username string) (*TOTPEnrolmen
 
 // ConfirmTOTP makes the pending TOTP secret the enabled one once code
 // matches it; until then the enabled secret, if any, stays in force. The
-// code's step is recorded, so it cannot also serve as a sign-in code.
+// code's step is recorded, so it cannot also serve as a sign-in code. The
+// administrator's dashboard sessions end: they were opened without it.
 func (s *Service) ConfirmTOTP(ctx context.Context, username, code string) error {
 	a, err := s.AdminNamed(ctx, username)
 	if err != nil {
@@ -78,19 +79,32 @@ func (s *Service) ConfirmTOTP(ctx context.Context, username, code string) error 
 		}
 	}
 	a.TOTPSecret, a.PendingTOTPSecret, a.TOTPEnabled = a.PendingTOTPSecret, "", true
-	return wrapStore(s.commit(ctx, func(ctx context.Context) error { return s.store.ReplaceAdmin(ctx, a) },
+	return wrapStore(s.commit(ctx, func(ctx context.Context) error { return s.replaceAdminFactors(ctx, a) },
 		Event{Kind: EventAdminTOTPEnabled, Target: a.Username}), "enabling TOTP")
 }
 
+// replaceAdminFactors stores a's changed second factor and then ends a's
+// dashboard sessions: one opened under the old factor (the password alone,
+// or a secret being replaced because it leaked) does not outlive it. The
+// order matters: a sign-in that stores its session after the sessions are
+// ended reads the account again and finds the new factor
+// (sessionStillAllowed).
+func (s *Service) replaceAdminFactors(ctx context.Context, a *Admin) error {
+	if err := s.store.ReplaceAdmin(ctx, a); err != nil {
+		return err
+	}
+	return s.store.DeleteAdminSessions(ctx, a.Username)
+}
+
 // DisableTOTP removes an administrator's TOTP secrets, the enabled one and
-// any pending one.
+// any pending one, and ends the administrator's dashboard sessions.
 func (s *Service) DisableTOTP(ctx context.Context, username string) error {
 	a, err := s.AdminNamed(ctx, username)
 	if err != nil {
 		return err
 	}
 	a.TOTPSecret, a.PendingTOTPSecret, a.TOTPEnabled = "", "", false
-	return wrapStore(s.commit(ctx, func(ctx context.Context) error { return s.store.ReplaceAdmin(ctx, a) },
+	return wrapStore(s.commit(ctx, func(ctx context.Context) error { return s.replaceAdminFactors(ctx, a) },
 		Event{Kind: EventAdminTOTPDisabled, Target: a.Username}), "disabling TOTP")
 }
 
@@ -162,4 +176,37 @@ func totpStep(secret, code string, now time.Time) (int64, bool) {
 		}
 	}
 	return step, found == 1
+}
+
+// sessionStillAllowed reports whether the sign-in that checked a's
+// factors may keep the session it has just stored: the administrator
+// still exists and the TOTP requirement read back is the one checked. A
+// TOTP change (or a deletion) stores the account before ending its
+// sessions, so a sign-in whose session was stored too late to be ended
+// sees the change here.
+func (s *Service) sessionStillAllowed(ctx context.Context, a *Admin) (bool, error) {
+	now, err := s.store.AdminByName(ctx, a.Username)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, wrapStore(err, "reading administrator")
+	}
+	if now.TOTPEnabled != a.TOTPEnabled {
+		return false, nil
+	}
+	if !a.TOTPEnabled {
+		return true, nil
+	}
+	// Compared opened: sealing a secret stored in the clear changes the
+	// stored form, not the secret.
+	was, err := openTOTPSecret(s.totpKey, a.Username, a.TOTPSecret)
+	if err != nil {
+		return false, err
+	}
+	is, err := openTOTPSecret(s.totpKey, now.Username, now.TOTPSecret)
+	if err != nil {
+		return false, err
+	}
+	return subtle.ConstantTimeCompare([]byte(was), []byte(is)) == 1, nil
 }

@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"strings"
 
@@ -24,7 +25,9 @@ type Config struct {
 	// Service finds the running service.
 	Service adminapi.ServiceFunc
 	// ClientIP resolves the client's address (honouring trusted proxies),
-	// which throttling keys on; nil uses RemoteAddr.
+	// which throttling keys on; nil uses RemoteAddr's host, without the
+	// port (a port is per connection: counted by it, a guesser would get
+	// a new allowance with each connection).
 	ClientIP func(*http.Request) string
 	// TrustedOrigins may post cross-origin (CrossOriginProtection), for a
 	// dashboard reached under another name; usually empty.
@@ -49,7 +52,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.Logger = zap.NewNop()
 	}
 	if cfg.ClientIP == nil {
-		cfg.ClientIP = func(r *http.Request) string { return r.RemoteAddr }
+		cfg.ClientIP = remoteIP
 	}
 	v, err := parseViews()
 	if err != nil {
@@ -84,6 +87,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.guard.Handler(s.pages).ServeHTTP(w, r)
+}
+
+// remoteIP is the host part of r.RemoteAddr (the whole of it when it has
+// no port).
+func remoteIP(r *http.Request) string {
+	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		return host
+	}
+	return r.RemoteAddr
 }
 
 // bearer is the token of an Authorization: Bearer header, or "".

@@ -1,0 +1,99 @@
+package access_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/appaccess/appaccess/accessapi/access"
+	"github.com/appaccess/appaccess/accessapi/storetest"
+)
+
+// TestAdminSession_EndsWithItsAdministratorWhenASignInRacesTheDeletion:
+// an administrator being removed keeps signing in (a departing one who
+// knows the password); a sign-in that read the account before the deletion
+// and opened its session after it must not leave a working session.
+func TestAdminSession_EndsWithItsAdministratorWhenASignInRacesTheDeletion(t *testing.T) {
+	ctx := context.Background()
+	params := access.Argon2Params{MemoryKiB: 8 << 10, Iterations: 1, Parallelism: 1}
+	svc := access.NewService(storetest.Default(t), access.Config{Argon2: params})
+	for round := 0; round < 5; round++ {
+		if _, err := svc.CreateAdmin(ctx, "mallory", "correct horse battery"); err != nil {
+			t.Fatal(err)
+		}
+		var mu sync.Mutex
+		var tokens []string
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		for range 3 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					token, _, err := svc.SignInAdmin(ctx, "mallory", "correct horse battery", "")
+					if err == nil {
+						mu.Lock()
+						tokens = append(tokens, token)
+						mu.Unlock()
+					}
+				}
+			}()
+		}
+		time.Sleep(30 * time.Millisecond)
+		if err := svc.DeleteAdmin(ctx, "mallory"); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(30 * time.Millisecond)
+		close(stop)
+		wg.Wait()
+		for _, tok := range tokens {
+			if sess, err := svc.AdminSessionOf(ctx, tok); err == nil {
+				t.Fatalf("round %d: a session of the deleted administrator still works: %+v (%d sign-ins)", round, sess, len(tokens))
+			}
+		}
+	}
+}
+
+// TestAdminSession_OfADeletedAdministratorIsNoSessionOfTheNextOneOfItsName:
+// a session that outlived its administrator (left by the race above) does
+// not come back to life when the name is given to someone else.
+func TestAdminSession_OfADeletedAdministratorIsNoSessionOfTheNextOneOfItsName(t *testing.T) {
+	ctx := context.Background()
+	c := &clock{now: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)}
+	store := storetest.Default(t)
+	svc := access.NewService(store, access.Config{Argon2: cheapArgon2, Now: c.Now})
+	if _, err := svc.CreateAdmin(ctx, "alice", "correct horse battery"); err != nil {
+		t.Fatal(err)
+	}
+	token, _, err := svc.SignInAdmin(ctx, "alice", "correct horse battery", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The account goes while its session stays behind, as when a sign-in
+	// stores its session after DeleteAdmin ended the ones it found.
+	if err := store.DeleteAdmin(ctx, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = svc.AdminSessionOf(ctx, token)
+	wantCode(t, err, access.CodeAuthenticationRequired)
+	c.advance(time.Minute)
+	if _, err := svc.CreateAdmin(ctx, "alice", "another horse battery"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = svc.AdminSessionOf(ctx, token)
+	wantCode(t, err, access.CodeAuthenticationRequired)
+	// The new administrator's own sessions work.
+	fresh, _, err := svc.SignInAdmin(ctx, "alice", "another horse battery", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.AdminSessionOf(ctx, fresh); err != nil {
+		t.Fatalf("the new administrator's session: %v", err)
+	}
+}
