@@ -12,6 +12,7 @@ import (
 
 	"github.com/appaccess/appaccess/accessapi/access"
 	"github.com/appaccess/appaccess/accessapi/clientapi"
+	"github.com/appaccess/appaccess/accessapi/dashboard"
 	"github.com/appaccess/appaccess/accessapi/httpx"
 )
 
@@ -187,8 +188,11 @@ func (h *AuthHandler) ServeHTTP(w http.ResponseWriter, r *http.Request, next cad
 
 	// The upstream never sees a secret or a user's credentials (the raw
 	// hardware id included), nor any Bearer token: another scheme (Basic
-	// for the upstream's own login) passes.
+	// for the upstream's own login) passes. Nor an administrator's
+	// dashboard session, which a browser sends to every path of a host
+	// that serves the dashboard too.
 	clientapi.DropBearerTokens(r.Header)
+	dropCookies(r.Header, dashboard.IsSessionCookie)
 	for _, name := range hiddenFromUpstream {
 		r.Header.Del(name)
 	}

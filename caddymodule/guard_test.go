@@ -244,3 +244,32 @@ func TestGuard_NoTrailerAndNoSpellingOfABearerTokenReachesTheUpstream(t *testing
 		}
 	}
 }
+
+// TestGuard_TheDashboardSessionCookieNeverReachesTheUpstream: a browser
+// sends an administrator's dashboard session to every path of a host that
+// serves the dashboard too; the guard removes it (either spelling, in any
+// of the Cookie fields), and the upstream's own cookies pass as sent.
+func TestGuard_TheDashboardSessionCookieNeverReachesTheUpstream(t *testing.T) {
+	up := bodyAndTrailerUpstream(t)
+	startServer(t, up.URL, "")
+	a := createApp(t, map[string]any{})
+	activeUser(t, a, "alice", "vortex-lamp-71")
+	token := login(t, a, map[string]any{"username": "alice", "password": "vortex-lamp-71"}, "").str("session_token")
+	creds := "x-api-key: " + a.key + "\r\nx-api-secret: " + a.secret + "\r\nAuthorization: Bearer " + token + "\r\n"
+	for name, tc := range map[string]struct{ cookies, want string }{
+		"the secure name among others": {"Cookie: theme=dark; __Host-aa_dash=admin-session; cart=3\r\n", "theme=dark; cart=3"},
+		"the plain name alone":         {"Cookie: aa_dash=admin-session\r\n", ""},
+		"in a second Cookie field":     {"Cookie: theme=dark\r\nCookie: aa_dash=admin-session;cart=3\r\n", "theme=dark|cart=3"},
+		"none of ours":                 {"Cookie: theme=dark;cart=3\r\n", "theme=dark;cart=3"},
+	} {
+		var saw map[string]http.Header
+		status := rawGuardRequest(t, "GET /x HTTP/1.1\r\nHost: localhost\r\n"+creds+tc.cookies+"Connection: close\r\n\r\n", &saw)
+		if status != http.StatusOK {
+			t.Fatalf("%s: status %d", name, status)
+		}
+		got := strings.Join(saw["header"].Values("Cookie"), "|")
+		if strings.Contains(got, "admin-session") || got != tc.want {
+			t.Errorf("%s: the upstream got Cookie %q, want %q", name, got, tc.want)
+		}
+	}
+}

@@ -18,6 +18,12 @@ const (
 	csrfHeader       = "X-CSRF-Token"
 )
 
+// IsSessionCookie reports whether a cookie of this name is the
+// dashboard's session (either spelling): a proxy on the dashboard's host,
+// where browsers send it along with every request, removes it from what it
+// forwards.
+func IsSessionCookie(name string) bool { return name == cookieName || name == secureCookieName }
+
 // secureCookies reports whether r's session cookie is Secure: as
 // configured (secure_cookies, for a site behind a proxy that ends TLS), and
 // always on a request that came over TLS, so that a session opened over
