@@ -22,8 +22,8 @@ const EnvAdminAddress = "APP_ACCESS_ADMIN"
 func init() {
 	caddycmd.RegisterCommand(caddycmd.Command{
 		Name:  "app-access",
-		Usage: "<apps|licenses|users|vars|files|admins|keys|webhooks> <subcommand> [flags]",
-		Short: "Manages App Access applications, licenses, users, variables and files",
+		Usage: "<apps|licenses|users|vars|files|audit|export|import|backup|admins|keys|webhooks> [subcommand] [flags]",
+		Short: "Manages App Access applications, licenses, users, content, webhooks and the store",
 		Long: `
 Calls the App Access management routes (/app_access/...) of a running
 server's admin endpoint. The admin address is --address, else the
@@ -67,6 +67,35 @@ func (c *cli) build(cmd *cobra.Command) {
 	cmd.AddCommand(c.appsCommand(), c.licensesCommand(), c.usersCommand(), c.varsCommand(), c.filesCommand(),
 		c.exportCommand(), c.importCommand(), c.backupCommand(), c.auditCommand())
 	cmd.AddCommand(c.adminsCommand(), c.keysCommand(), c.webhooksCommand())
+	refuseUnknownSubcommands(cmd)
+}
+
+// refuseUnknownSubcommands makes every command that only groups others
+// (app-access, apps, licenses, ...) fail on a word that is none of its
+// subcommands, instead of printing its help and exiting 0 as cobra does:
+// a script with a typo must not pass. Without a word it prints its help.
+func refuseUnknownSubcommands(cmd *cobra.Command) {
+	for _, sub := range cmd.Commands() {
+		refuseUnknownSubcommands(sub)
+	}
+	if !cmd.HasSubCommands() || cmd.Run != nil || cmd.RunE != nil {
+		return
+	}
+	cmd.Args = cobra.ArbitraryArgs
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return cmd.Help()
+		}
+		cmd.SilenceUsage = true
+		msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+		if cmd.SuggestionsMinimumDistance <= 0 {
+			cmd.SuggestionsMinimumDistance = 2
+		}
+		if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+			msg += "; did you mean " + strings.Join(s, " or ") + "?"
+		}
+		return fmt.Errorf("%s (see %s --help)", msg, cmd.CommandPath())
+	}
 }
 
 // adminAddress finds the admin endpoint: --address, else the variable,
