@@ -106,6 +106,11 @@ func (c *cli) licensesCommand() *cobra.Command {
 	list.Flags().StringVar(&after, "after", "", "the cursor of the next page")
 	list.Flags().StringVar(&code, "code", "", "find the license with this code")
 	list.Flags().IntVar(&limit, "limit", 0, "page size (1..1000)")
+	// --code finds one license: a filter or a page given with it would
+	// be ignored without a word.
+	for _, other := range []string{"used", "limit", "after"} {
+		list.MarkFlagsMutuallyExclusive("code", other)
+	}
 
 	show := showCommand(c, appScoped(&cobra.Command{Use: "show LICENSE_ID", Short: "Show a license", Args: cobra.ExactArgs(1)}, &app),
 		licenseColumns, func(cmd *cobra.Command, cl *adminclient.Client, args []string) (*wire.License, error) {
