@@ -108,9 +108,13 @@ func (c *cli) backupCommand() *cobra.Command {
 		Short: "Copy the embedded SQLite database to FILE, a new file on the server's machine, while it serves",
 		Long: `Have the server copy its embedded SQLite database (a consistent snapshot, taken
 while it keeps serving) to FILE, a new file of mode 0600 on the server's machine; a
-relative FILE is taken from this folder. An existing file is never overwritten. To
-restore, stop the server and put the copy in the data folder as ` + "app_access.db" + `.
-A server on MongoDB refuses: use mongodump.`}
+relative FILE is taken from this folder. An existing file is never overwritten.
+The copy holds no file key: keep the data folder's file.key (or file_key) with it.
+
+To restore, stop the server, delete app_access.db-wal and app_access.db-shm from
+the data folder if they are there (a server that did not stop cleanly leaves the
+old database's log, which SQLite would replay into the copy), and put the copy in
+the data folder as app_access.db. A server on MongoDB refuses: use mongodump.`}
 	cmd.RunE = c.run(func(cmd *cobra.Command, cl *adminclient.Client, args []string) error {
 		path, err := filepath.Abs(args[0])
 		if err != nil {

@@ -134,3 +134,15 @@ func TestCommand_BackupCopiesTheSQLiteDatabaseAndPointsMongoToMongodump(t *testi
 		})
 	}
 }
+
+func TestCommand_BackupHelpRestoresWithoutTheOldWriteAheadLog(t *testing.T) {
+	isolate(t)
+	out := mustRun(t, "backup", "--help")
+	// A crash leaves app_access.db-wal; SQLite replays it into a copy put
+	// in its place, and the writes made after the backup come back.
+	for _, want := range []string{"delete app_access.db-wal and app_access.db-shm", "file.key"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("backup --help does not say %q:\n%s", want, out)
+		}
+	}
+}
