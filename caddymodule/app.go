@@ -73,7 +73,8 @@ type App struct {
 	// states, applications, devices, verified credentials). Entries stay
 	// until the change feed evicts them or this bound displaces them.
 	// Default: 125000, sized for 100,000 active users with a quarter to
-	// spare (about 55 MiB of heap for 100,000 users' sessions and states).
+	// spare (about 52 MiB of heap for 100,000 users' sessions and states,
+	// 548 bytes a user).
 	CacheEntries int `json:"cache_entries,omitempty"`
 
 	// FeedInterval is how often the instance reads the store's change feed
@@ -85,8 +86,10 @@ type App struct {
 	// Default: 1h.
 	FeedRetention caddy.Duration `json:"feed_retention,omitempty"`
 
-	// SessionCleanupInterval is how often expired sessions are deleted.
-	// Default: 10m.
+	// SessionCleanupInterval is how often the periodic cleanup runs: it
+	// deletes sessions expired for over a day, expired failed attempts,
+	// audit entries past audit_retention and webhook deliveries past the
+	// webhooks retention. Default: 10m.
 	SessionCleanupInterval caddy.Duration `json:"session_cleanup_interval,omitempty"`
 
 	// AuditRetention is how long audit log entries are kept; the periodic
