@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -87,19 +88,19 @@ and nothing is imported.`}
 	return cmd
 }
 
-// printImport prints the records imported, by type.
+// printImport prints the records imported, by type, in two aligned
+// columns whatever the length of a type's name (webhook_delivery).
 func printImport(w io.Writer, sum *wire.ImportSummary) error {
 	types := make([]string, 0, len(sum.Records))
 	for t := range sum.Records {
 		types = append(types, t)
 	}
 	sort.Strings(types)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, t := range types {
-		if _, err := fmt.Fprintf(w, "%-12s %d\n", t, sum.Records[t]); err != nil {
-			return err
-		}
+		fmt.Fprintf(tw, "%s\t%d\n", t, sum.Records[t])
 	}
-	return nil
+	return tw.Flush()
 }
 
 // backupCommand has the server copy its embedded database to FILE.

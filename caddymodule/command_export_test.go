@@ -15,6 +15,7 @@ import (
 	"github.com/appaccess/appaccess/accessapi/sqlitestore"
 	"github.com/appaccess/appaccess/accessapi/storetest"
 	"github.com/appaccess/appaccess/accessapi/storetest/conformance"
+	"github.com/appaccess/appaccess/accessapi/wire"
 )
 
 // runCommandSplit runs caddy app-access with input on the standard input
@@ -144,5 +145,21 @@ func TestCommand_BackupHelpRestoresWithoutTheOldWriteAheadLog(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("backup --help does not say %q:\n%s", want, out)
 		}
+	}
+}
+
+func TestCommand_ImportSummaryAlignsItsCounts(t *testing.T) {
+	var out bytes.Buffer
+	sum := &wire.ImportSummary{Records: map[string]int64{"app": 1, "webhook_delivery": 2, "webhook_attempt": 7, "license": 1000000}}
+	if err := printImport(&out, sum); err != nil {
+		t.Fatal(err)
+	}
+	column := -1
+	for _, line := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+		at := strings.LastIndex(line, " ") + 1
+		if column >= 0 && at != column {
+			t.Fatalf("the counts are not in one column:\n%s", out.String())
+		}
+		column = at
 	}
 }
