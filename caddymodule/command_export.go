@@ -147,9 +147,25 @@ type progress struct {
 	last     []byte
 	lineDone bool
 	shownAt  time.Time
+	live     bool // rewrite the line as it goes (a terminal)
 }
 
-func newProgress(w io.Writer, verb string) *progress { return &progress{w: w, verb: verb} }
+// newProgress returns a progress line on w. Only a terminal gets the line
+// rewritten as it goes: a file or pipe (a cron job's log) gets the final
+// line alone, without carriage returns.
+func newProgress(w io.Writer, verb string) *progress {
+	return &progress{w: w, verb: verb, live: isTerminal(w)}
+}
+
+// isTerminal reports whether w is a character device, such as a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}
 
 func (p *progress) Write(b []byte) (int, error) {
 	p.mu.Lock()
@@ -169,7 +185,7 @@ func (p *progress) Write(b []byte) (int, error) {
 		p.lineDone = true
 		rest = rest[i+1:]
 	}
-	if time.Since(p.shownAt) >= 500*time.Millisecond {
+	if p.live && time.Since(p.shownAt) >= 500*time.Millisecond {
 		p.show("\r")
 	}
 	return len(b), nil
@@ -184,7 +200,11 @@ func (p *progress) keep(b []byte) {
 
 func (p *progress) show(end string) {
 	p.shownAt = time.Now()
-	fmt.Fprintf(p.w, "\r%s %.1f MB, %d records%s", p.verb, float64(p.bytes)/1e6, p.lines, end)
+	start := ""
+	if p.live {
+		start = "\r"
+	}
+	fmt.Fprintf(p.w, "%s%s %.1f MB, %d records%s", start, p.verb, float64(p.bytes)/1e6, p.lines, end)
 }
 
 func (p *progress) finish() {

@@ -163,3 +163,15 @@ func TestCommand_ImportSummaryAlignsItsCounts(t *testing.T) {
 		column = at
 	}
 }
+
+func TestCommand_ProgressToAFileIsOneLineWithoutCarriageReturns(t *testing.T) {
+	var log bytes.Buffer
+	p := newProgress(&log, "exported")
+	for range 3 {
+		_, _ = p.Write([]byte(`{"type":"user"}` + "\n"))
+	}
+	p.finish()
+	if got := log.String(); got != "exported 0.0 MB, 3 records\n" {
+		t.Fatalf("progress written to a file: %q", got)
+	}
+}
