@@ -2,11 +2,13 @@ package caddymodule
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	caddycmd "github.com/caddyserver/caddy/v2/cmd"
 	"github.com/spf13/cobra"
@@ -33,7 +35,9 @@ caddy's own commands do), else Caddy's default localhost:2019. It may be
 written localhost:2019, http://localhost:2019 or unix//path/to/admin.sock.
 
 Output is a table; --json prints the route's JSON instead. Errors print the
-problem's detail and exit non-zero.`,
+problem's detail and exit non-zero; so does a call the server does not
+answer within --timeout (2m; export, import, backup and files upload wait
+as long as they take).`,
 		CobraFunc: func(cmd *cobra.Command) { newCLI(os.Stdin, os.Stdout).build(cmd) },
 	})
 }
@@ -42,6 +46,7 @@ problem's detail and exit non-zero.`,
 type cli struct {
 	address, config, adapter string
 	json                     bool
+	timeout                  time.Duration
 	in                       io.Reader // where reset-password reads the new password
 	out                      io.Writer
 }
@@ -64,6 +69,7 @@ func (c *cli) build(cmd *cobra.Command) {
 	pf.StringVar(&c.config, "config", "", "a config file to read the admin address from")
 	pf.StringVar(&c.adapter, "adapter", "", "the adapter of --config")
 	pf.BoolVar(&c.json, "json", false, "print the route's JSON")
+	pf.DurationVar(&c.timeout, "timeout", defaultTimeout, "how long to wait for the server's answer, 0 for no limit (export, import, backup and files upload: no limit unless given)")
 	cmd.AddCommand(c.appsCommand(), c.licensesCommand(), c.usersCommand(), c.varsCommand(), c.filesCommand(),
 		c.exportCommand(), c.importCommand(), c.backupCommand(), c.auditCommand())
 	cmd.AddCommand(c.adminsCommand(), c.keysCommand(), c.webhooksCommand())
@@ -128,8 +134,39 @@ func (c *cli) client() (*adminclient.Client, string, error) {
 	return cl, source, err
 }
 
-// run adapts a subcommand body to cobra: it gets the client, and words
-// the error a user sees.
+// defaultTimeout bounds a call when --timeout is not given: a server that
+// accepts the connection but never answers (wedged, or another program on
+// that port) fails the command instead of hanging it for ever.
+const defaultTimeout = 2 * time.Minute
+
+// unbounded marks, in a command's annotations, a command whose call takes
+// as long as the data it moves (export, import, backup, files upload): no
+// time limit unless --timeout is given.
+const unbounded = "app-access-unbounded"
+
+// markUnbounded marks cmd unbounded and returns it.
+func markUnbounded(cmd *cobra.Command) *cobra.Command {
+	if cmd.Annotations == nil {
+		cmd.Annotations = map[string]string{}
+	}
+	cmd.Annotations[unbounded] = "true"
+	return cmd
+}
+
+// timeoutOf is how long cmd waits for the server: --timeout when given,
+// else none for an unbounded command, else defaultTimeout.
+func (c *cli) timeoutOf(cmd *cobra.Command) time.Duration {
+	if f := cmd.Flags().Lookup("timeout"); f != nil && f.Changed {
+		return c.timeout
+	}
+	if cmd.Annotations[unbounded] != "" {
+		return 0
+	}
+	return defaultTimeout
+}
+
+// run adapts a subcommand body to cobra: it gets the client, bounds the
+// call's time, and words the error a user sees.
 func (c *cli) run(fn func(cmd *cobra.Command, cl *adminclient.Client, args []string) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
 		cmd.SilenceUsage = true
@@ -137,7 +174,17 @@ func (c *cli) run(fn func(cmd *cobra.Command, cl *adminclient.Client, args []str
 		if err != nil {
 			return err
 		}
-		return userError(fn(cmd, cl, args), source)
+		timeout := c.timeoutOf(cmd)
+		if timeout > 0 {
+			ctx, cancel := context.WithTimeout(cmd.Context(), timeout)
+			defer cancel()
+			cmd.SetContext(ctx)
+		}
+		err = fn(cmd, cl, args)
+		if timeout > 0 && errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("no answer from the admin endpoint at %s within %s (that address is from %s; --timeout waits longer, 0 without limit)", cl.Address(), timeout, source)
+		}
+		return userError(err, source)
 	}
 }
 

@@ -20,12 +20,12 @@ import (
 // exportCommand streams the server's whole store to FILE or the standard
 // output.
 func (c *cli) exportCommand() *cobra.Command {
-	cmd := &cobra.Command{Use: "export [FILE]", Args: cobra.MaximumNArgs(1),
+	cmd := markUnbounded(&cobra.Command{Use: "export [FILE]", Args: cobra.MaximumNArgs(1),
 		Short: "Write every record of the store to FILE (JSON Lines; the standard output without FILE)",
 		Long: `Write every record of the store (applications, users, licenses, ledger, devices,
 sessions, bans, variables and files) as JSON Lines, to FILE (a new file, mode 0600)
 or the standard output. Secrets and codes stay hashed. Import it into an empty store
-with "caddy app-access import": the way from one machine to a MongoDB replica set.`}
+with "caddy app-access import": the way from one machine to a MongoDB replica set.`})
 	cmd.RunE = c.run(func(cmd *cobra.Command, cl *adminclient.Client, args []string) (err error) {
 		out, name := c.out, "the standard output"
 		if len(args) == 1 {
@@ -59,11 +59,11 @@ with "caddy app-access import": the way from one machine to a MongoDB replica se
 // importCommand streams an export from FILE or the standard input into
 // the server's empty store.
 func (c *cli) importCommand() *cobra.Command {
-	cmd := &cobra.Command{Use: "import [FILE]", Args: cobra.MaximumNArgs(1),
+	cmd := markUnbounded(&cobra.Command{Use: "import [FILE]", Args: cobra.MaximumNArgs(1),
 		Short: "Read an export from FILE (the standard input without FILE) into the server's empty store",
 		Long: `Read an export made by "caddy app-access export" into the server's store, which
 must be empty. A truncated or altered file is refused with the number of the bad line,
-and nothing is imported.`}
+and nothing is imported.`})
 	cmd.RunE = c.run(func(cmd *cobra.Command, cl *adminclient.Client, args []string) error {
 		in := c.in
 		if len(args) == 1 {
@@ -105,7 +105,7 @@ func printImport(w io.Writer, sum *wire.ImportSummary) error {
 
 // backupCommand has the server copy its embedded database to FILE.
 func (c *cli) backupCommand() *cobra.Command {
-	cmd := &cobra.Command{Use: "backup FILE", Args: cobra.ExactArgs(1),
+	cmd := markUnbounded(&cobra.Command{Use: "backup FILE", Args: cobra.ExactArgs(1),
 		Short: "Copy the embedded SQLite database to FILE, a new file on the server's machine, while it serves",
 		Long: `Have the server copy its embedded SQLite database (a consistent snapshot, taken
 while it keeps serving) to FILE, a new file of mode 0600 on the server's machine; a
@@ -115,7 +115,7 @@ The copy holds no file key: keep the data folder's file.key (or file_key) with i
 To restore, stop the server, delete app_access.db-wal and app_access.db-shm from
 the data folder if they are there (a server that did not stop cleanly leaves the
 old database's log, which SQLite would replay into the copy), and put the copy in
-the data folder as app_access.db. A server on MongoDB refuses: use mongodump.`}
+the data folder as app_access.db. A server on MongoDB refuses: use mongodump.`})
 	cmd.RunE = c.run(func(cmd *cobra.Command, cl *adminclient.Client, args []string) error {
 		path, err := filepath.Abs(args[0])
 		if err != nil {

@@ -27,7 +27,7 @@ func (c *cli) filesCommand() *cobra.Command {
 		encrypted           bool
 	)
 	files := &cobra.Command{Use: "files", Short: "Application files"}
-	upload := showCommand(c, appScoped(&cobra.Command{Use: "upload PATH", Short: "Upload a file (streamed)", Args: cobra.ExactArgs(1)}, &app),
+	upload := showCommand(c, appScoped(markUnbounded(&cobra.Command{Use: "upload PATH", Short: "Upload a file (streamed)", Args: cobra.ExactArgs(1)}), &app),
 		fileColumns, func(cmd *cobra.Command, cl *adminclient.Client, args []string) (*wire.FileInfo, error) {
 			f, err := os.Open(args[0])
 			if err != nil {
