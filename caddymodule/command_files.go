@@ -1,7 +1,9 @@
 package caddymodule
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -21,6 +23,22 @@ var fileColumns = []column[wire.FileInfo]{
 	{"created_at", func(f wire.FileInfo) string { return f.CreatedAt }},
 }
 
+// sourceReader reads the file being uploaded and keeps its first error
+// (other than the end), so that a file that cannot be read (a folder, an
+// I/O error) is told as such, not as a server that cannot be reached.
+type sourceReader struct {
+	r   io.Reader
+	err error
+}
+
+func (s *sourceReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) && s.err == nil {
+		s.err = err
+	}
+	return n, err
+}
+
 func (c *cli) filesCommand() *cobra.Command {
 	var (
 		app, name, mimeType string
@@ -38,7 +56,14 @@ func (c *cli) filesCommand() *cobra.Command {
 			if up.Name == "" {
 				up.Name = filepath.Base(args[0])
 			}
-			return cl.UploadFile(cmd.Context(), app, up, f)
+			src := &sourceReader{r: f}
+			info, err := cl.UploadFile(cmd.Context(), app, up, src)
+			if src.err != nil {
+				// The upload failed on this side: the server is not to
+				// blame, though the client reports a broken request.
+				return nil, fmt.Errorf("reading the file to upload: %w", src.err)
+			}
+			return info, err
 		})
 	upload.Flags().StringVar(&name, "name", "", "the file's name (default: the path's base name)")
 	upload.Flags().StringVar(&mimeType, "mime-type", "", "the file's media type (default: detected from the name, else the contents)")
