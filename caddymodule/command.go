@@ -62,6 +62,23 @@ func readSecretLine(r io.Reader) (string, error) {
 	return strings.TrimRight(line, "\r\n"), nil
 }
 
+// sourceReader reads what a command sends (a file to upload, an export to
+// import) and keeps its first error other than the end, so that a source
+// that cannot be read (a folder, an I/O error) is told as such, not as a
+// server that cannot be reached.
+type sourceReader struct {
+	r   io.Reader
+	err error
+}
+
+func (s *sourceReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) && s.err == nil {
+		s.err = err
+	}
+	return n, err
+}
+
 // build adds the shared flags and the resource commands to the root.
 func (c *cli) build(cmd *cobra.Command) {
 	pf := cmd.PersistentFlags()

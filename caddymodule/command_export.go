@@ -75,8 +75,12 @@ and nothing is imported.`})
 			in = f
 		}
 		p := newProgress(cmd.ErrOrStderr(), "sent")
-		sum, err := cl.Import(cmd.Context(), io.TeeReader(in, p))
+		src := &sourceReader{r: in}
+		sum, err := cl.Import(cmd.Context(), io.TeeReader(src, p))
 		p.finish()
+		if src.err != nil {
+			return fmt.Errorf("reading the export to import: %w", src.err)
+		}
 		if err != nil {
 			return err
 		}

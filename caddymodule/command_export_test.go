@@ -175,3 +175,12 @@ func TestCommand_ProgressToAFileIsOneLineWithoutCarriageReturns(t *testing.T) {
 		t.Fatalf("progress written to a file: %q", got)
 	}
 }
+
+func TestCommand_ImportOfAFileItCannotReadBlamesTheFileNotTheServer(t *testing.T) {
+	isolate(t)
+	s := adminapitest.New(t)
+	out, err := runCommand(t, "import", t.TempDir(), "--address", s.Addr)
+	if err == nil || !strings.Contains(err.Error(), "reading the export to import") || strings.Contains(err.Error(), "cannot reach") {
+		t.Fatalf("error %v, want one about reading the file; printed\n%s", err, out)
+	}
+}

@@ -1,9 +1,7 @@
 package caddymodule
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
@@ -21,22 +19,6 @@ var fileColumns = []column[wire.FileInfo]{
 	{"size", func(f wire.FileInfo) string { return number(f.Size) }},
 	{"sha256", func(f wire.FileInfo) string { return f.SHA256 }},
 	{"created_at", func(f wire.FileInfo) string { return f.CreatedAt }},
-}
-
-// sourceReader reads the file being uploaded and keeps its first error
-// (other than the end), so that a file that cannot be read (a folder, an
-// I/O error) is told as such, not as a server that cannot be reached.
-type sourceReader struct {
-	r   io.Reader
-	err error
-}
-
-func (s *sourceReader) Read(p []byte) (int, error) {
-	n, err := s.r.Read(p)
-	if err != nil && !errors.Is(err, io.EOF) && s.err == nil {
-		s.err = err
-	}
-	return n, err
 }
 
 func (c *cli) filesCommand() *cobra.Command {
