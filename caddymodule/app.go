@@ -209,6 +209,11 @@ func (a *App) Start() error {
 	}
 	fileKey, err := a.loadFileKey()
 	if err != nil {
+		if a.fileKey == "" {
+			// The key comes from the data folder's key file: name it, not
+			// a file_key the operator never set.
+			return fmt.Errorf("app_access: the file key (file_key is not set, so the data folder's %s): %w", fileKeyName, err)
+		}
 		return fmt.Errorf("app_access: file_key: %w", err)
 	}
 	tailer := a.newFeedTailer(store)
@@ -345,13 +350,20 @@ func (a *App) serving() (*running, error) {
 	return nil, errNotStarted
 }
 
+// fileKeyName is the key file in data_dir, used when file_key is not set.
+const fileKeyName = "file.key"
+
 func (a *App) loadFileKey() ([]byte, error) {
 	if a.fileKey != "" {
 		return decodeFileKey(a.fileKey)
 	}
-	path := filepath.Join(a.dataDir, "file.key")
+	path := filepath.Join(a.dataDir, fileKeyName)
 	if b, err := os.ReadFile(path); err == nil {
-		return decodeFileKey(string(b))
+		key, err := decodeFileKey(string(b))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return key, nil
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
