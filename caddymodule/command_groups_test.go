@@ -30,7 +30,7 @@ func TestCommand_AnUnknownSubcommandFailsAndNamesIt(t *testing.T) {
 
 func TestCommand_AGroupWithoutASubcommandPrintsItsHelp(t *testing.T) {
 	isolate(t)
-	for _, args := range [][]string{nil, {"apps"}, {"users"}, {"apps", "signing-keys"}} {
+	for _, args := range [][]string{{}, {"apps"}, {"users"}, {"apps", "signing-keys"}} {
 		out, err := runCommand(t, args...)
 		if err != nil || !strings.Contains(out, "Available Commands") {
 			t.Fatalf("app-access %v: %v\n%s", args, err, out)
