@@ -3,6 +3,8 @@ package caddymodule
 import (
 	"strings"
 	"testing"
+
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 )
 
 func TestAuthHandler_AnIdentityHeaderNameThatIsNotATokenIsRefused(t *testing.T) {
@@ -30,5 +32,14 @@ func TestAuthHandler_AnIdentityHeaderNameThatIsNotATokenIsRefused(t *testing.T) 
 				t.Fatalf("error %v, want one naming %s", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestCaddyfile_RequireActiveMembershipNamesTheValuesItTakes(t *testing.T) {
+	h := new(AuthHandler)
+	err := h.UnmarshalCaddyfile(caddyfile.NewTestDispenser("app_access_auth {\n\trequire_active_membership maybe\n}"))
+	// It said "invalid syntax".
+	if err == nil || !strings.Contains(err.Error(), `require_active_membership: must be on or off, not "maybe"`) {
+		t.Fatalf("error %v", err)
 	}
 }
