@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"context"
 	"encoding/csv"
 	"strings"
 	"testing"
@@ -18,6 +19,15 @@ func TestCommand_AFlagThatWouldBeIgnoredIsRefused(t *testing.T) {
 		t.Fatalf("licenses create --csv: %v %v", rows, err)
 	}
 	code := rows[1][0]
+	created, err := s.Service.App(context.Background(), app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := s.Service.SignUp(context.Background(), created, access.SignUpRequest{Username: "flags-user", Password: "vortex-lamp-71"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := u.ID
 	for _, tt := range []struct {
 		name string
 		args []string
@@ -32,6 +42,11 @@ func TestCommand_AFlagThatWouldBeIgnoredIsRefused(t *testing.T) {
 		{"licenses list --code --used", []string{"licenses", "list", "--app", app, "--code", code, "--used", "true"}, "[code used]"},
 		{"licenses list --code --limit", []string{"licenses", "list", "--app", app, "--code", code, "--limit", "5"}, "[code limit]"},
 		{"licenses list --code --after", []string{"licenses", "list", "--app", app, "--code", code, "--after", "x"}, "[code after]"},
+		// A --minutes of 0 or below was dropped, and the server asked for
+		// the minutes that had been given.
+		{"licenses create --minutes 0", []string{"licenses", "create", "--app", app, "--minutes", "0"}, "minutes must be a positive number"},
+		{"licenses create --minutes -60", []string{"licenses", "create", "--app", app, "--minutes", "-60"}, "minutes must be a positive number"},
+		{"users grant --minutes -60", []string{"users", "grant", "--app", app, user, "--minutes", "-60"}, "minutes must be a positive number"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			out, err := runCommand(t, append(tt.args, "--address", s.Addr)...)

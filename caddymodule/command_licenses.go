@@ -54,7 +54,9 @@ func (c *cli) licensesCommand() *cobra.Command {
 	create := appScoped(&cobra.Command{Use: "create", Short: "Issue license codes (shown in full only now)", Args: cobra.NoArgs,
 		RunE: c.run(func(cmd *cobra.Command, cl *adminclient.Client, _ []string) error {
 			req := wire.LicenseRequest{Count: &count, GrantsLifetimeAccess: lifetime, RevokesLifetimeAccess: revokes, Note: note}
-			if minutes > 0 {
+			// Given, --minutes is sent as it is: the server's rule (a
+			// positive number) is told, not "minutes is required".
+			if cmd.Flags().Changed("minutes") {
 				req.Minutes = &minutes
 			}
 			issued, err := cl.CreateLicenses(cmd.Context(), app, req)
