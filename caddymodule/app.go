@@ -73,7 +73,8 @@ type App struct {
 	// states, applications, devices, verified credentials). Entries stay
 	// until the change feed evicts them or this bound displaces them.
 	// Default: 125000, sized for 100,000 active users with a quarter to
-	// spare (about 55 MiB of heap for 100,000 users' sessions and states).
+	// spare (about 52 MiB of heap for 100,000 users' sessions and states,
+	// 548 bytes a user).
 	CacheEntries int `json:"cache_entries,omitempty"`
 
 	// FeedInterval is how often the instance reads the store's change feed
@@ -85,8 +86,10 @@ type App struct {
 	// Default: 1h.
 	FeedRetention caddy.Duration `json:"feed_retention,omitempty"`
 
-	// SessionCleanupInterval is how often expired sessions are deleted.
-	// Default: 10m.
+	// SessionCleanupInterval is how often the periodic cleanup runs: it
+	// deletes sessions expired for over a day, expired failed attempts,
+	// audit entries past audit_retention and webhook deliveries past the
+	// webhooks retention. Default: 10m.
 	SessionCleanupInterval caddy.Duration `json:"session_cleanup_interval,omitempty"`
 
 	// AuditRetention is how long audit log entries are kept; the periodic
@@ -206,6 +209,11 @@ func (a *App) Start() error {
 	}
 	fileKey, err := a.loadFileKey()
 	if err != nil {
+		if a.fileKey == "" {
+			// The key comes from the data folder's key file: name it, not
+			// a file_key the operator never set.
+			return fmt.Errorf("app_access: the file key (file_key is not set, so the data folder's %s): %w", fileKeyName, err)
+		}
 		return fmt.Errorf("app_access: file_key: %w", err)
 	}
 	tailer := a.newFeedTailer(store)
@@ -342,13 +350,20 @@ func (a *App) serving() (*running, error) {
 	return nil, errNotStarted
 }
 
+// fileKeyName is the key file in data_dir, used when file_key is not set.
+const fileKeyName = "file.key"
+
 func (a *App) loadFileKey() ([]byte, error) {
 	if a.fileKey != "" {
 		return decodeFileKey(a.fileKey)
 	}
-	path := filepath.Join(a.dataDir, "file.key")
+	path := filepath.Join(a.dataDir, fileKeyName)
 	if b, err := os.ReadFile(path); err == nil {
-		return decodeFileKey(string(b))
+		key, err := decodeFileKey(string(b))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return key, nil
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}

@@ -98,7 +98,32 @@ func (h *AuthHandler) Validate() error {
 	if h.AllowAnonymous != "off" && h.AllowAnonymous != "app" {
 		return fmt.Errorf("allow_anonymous: must be off or app, not %q", h.AllowAnonymous)
 	}
+	for _, hd := range []struct{ option, name string }{
+		{"header_user_id", h.Headers.UserID}, {"header_username", h.Headers.Username},
+		{"header_app_id", h.Headers.AppID}, {"header_membership_expires_at", h.Headers.MembershipExpiresAt},
+	} {
+		// A name that is not an HTTP token would make the upstream
+		// request fail (502) for every user who passes.
+		if hd.name != "" && hd.name != "-" && !isHeaderToken(hd.name) {
+			return fmt.Errorf("%s: %q is not a valid header name (letters, digits and !#$%%&'*+-.^_`|~), or - to not send it", hd.option, hd.name)
+		}
+	}
 	return nil
+}
+
+// isHeaderToken reports whether s is a header field name: an RFC 9110
+// token.
+func isHeaderToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range []byte(s) {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
+		if !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // defaultIdentityHeaders are the default names of the identity headers, in

@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/caddyserver/caddy/v2"
@@ -211,7 +212,7 @@ func parseOnOff(s string) (bool, error) {
 	case "off", "false":
 		return false, nil
 	}
-	return false, strconv.ErrSyntax
+	return false, fmt.Errorf("must be on or off, not %q", s)
 }
 
 // Interface guards.

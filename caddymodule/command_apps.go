@@ -1,11 +1,13 @@
 package caddymodule
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/appaccess/appaccess/accessapi/access"
 	"github.com/appaccess/appaccess/accessapi/adminclient"
 	"github.com/appaccess/appaccess/accessapi/wire"
 )
@@ -105,17 +107,36 @@ type appSettingsFlags struct {
 	maxDevices, minPassword, maxSessions     int
 }
 
-func (f *appSettingsFlags) add(cmd *cobra.Command) *cobra.Command {
+// add registers the flags on cmd. create shows the defaults a new
+// application gets; update shows none, since a flag not given keeps the
+// application's current value.
+func (f *appSettingsFlags) add(cmd *cobra.Command, create bool) *cobra.Command {
 	fl := cmd.Flags()
+	pick := func(def int) int {
+		if create {
+			return def
+		}
+		return 0
+	}
+	pickText := func(def string) string {
+		if create {
+			return def
+		}
+		return ""
+	}
 	fl.StringVar(&f.name, "name", "", "the application's name")
 	fl.BoolVar(&f.deviceAuth, "device-auth", false, "require a hardware id")
 	fl.BoolVar(&f.anonymousAccess, "anonymous-access", false, "allow app_context without a user")
-	fl.IntVar(&f.maxDevices, "max-devices", 1, "devices per user")
-	fl.IntVar(&f.minPassword, "min-password-length", 8, "minimum password length")
-	fl.StringVar(&f.sessionTTL, "session-ttl", "24h", "session lifetime")
-	fl.IntVar(&f.maxSessions, "max-sessions", 10, "open sessions per user (the oldest ends)")
+	fl.IntVar(&f.maxDevices, "max-devices", pick(1), "devices per user")
+	fl.IntVar(&f.minPassword, "min-password-length", pick(8), "minimum password length")
+	fl.StringVar(&f.sessionTTL, "session-ttl", pickText("24h"), "session lifetime")
+	fl.IntVar(&f.maxSessions, "max-sessions", pick(10), "open sessions per user (the oldest ends)")
 	fl.BoolVar(&f.tokenDevice, "token-requires-hardware-id", false, "with device auth, require x-hardware-id on token requests")
-	fl.StringVar(&f.offlineTokenTTL, "offline-token-ttl", "72h", "offline license token lifetime (never past the membership)")
+	fl.StringVar(&f.offlineTokenTTL, "offline-token-ttl", pickText("72h"), "offline license token lifetime (never past the membership)")
+	if !create {
+		cmd.Long = cmd.Short + ". Only the settings given change; the others keep their value.\n" +
+			"A boolean setting is switched off with --flag=false."
+	}
 	return cmd
 }
 
@@ -153,8 +174,13 @@ var activityColumns = []column[wire.ActivityDay]{
 func (c *cli) activityCommand() *cobra.Command {
 	var days int
 	cmd := &cobra.Command{Use: "activity APP_ID", Short: "Sign-ups and license activations per UTC day, ending today", Args: cobra.ExactArgs(1)}
-	cmd.Flags().IntVar(&days, "days", 0, "how many days (default 14, at most 366)")
+	cmd.Flags().IntVar(&days, "days", 0, "how many days, 1 to 366 (default 14)")
 	cmd.RunE = c.run(func(cmd *cobra.Command, cl *adminclient.Client, args []string) error {
+		// 0 is how the client asks for the default: a --days 0 given
+		// must not quietly become 14 days.
+		if cmd.Flags().Changed("days") && days < 1 {
+			return fmt.Errorf("--days must be from 1 to %d", access.MaxActivityDays)
+		}
 		a, err := cl.Activity(cmd.Context(), args[0], days)
 		if err != nil {
 			return err
@@ -171,11 +197,11 @@ func (c *cli) appsCommand() *cobra.Command {
 	apps := &cobra.Command{Use: "apps", Short: "Applications"}
 	var createFlags, updateFlags appSettingsFlags
 	apps.AddCommand(
-		showCommand(c, createFlags.add(&cobra.Command{Use: "create --name NAME", Short: "Create an application (its secret is shown only now)", Args: cobra.NoArgs}),
+		showCommand(c, createFlags.add(&cobra.Command{Use: "create --name NAME", Short: "Create an application (its secret is shown only now)", Args: cobra.NoArgs}, true),
 			appColumns, func(cmd *cobra.Command, cl *adminclient.Client, _ []string) (*wire.App, error) {
 				return cl.CreateApp(cmd.Context(), createFlags.settings(cmd))
 			}),
-		showCommand(c, updateFlags.add(&cobra.Command{Use: "update APP_ID", Short: "Change an application's settings", Args: cobra.ExactArgs(1)}),
+		showCommand(c, updateFlags.add(&cobra.Command{Use: "update APP_ID", Short: "Change an application's settings", Args: cobra.ExactArgs(1)}, false),
 			appColumns, func(cmd *cobra.Command, cl *adminclient.Client, args []string) (*wire.App, error) {
 				return cl.UpdateApp(cmd.Context(), args[0], updateFlags.settings(cmd))
 			}),

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -19,12 +20,12 @@ import (
 // exportCommand streams the server's whole store to FILE or the standard
 // output.
 func (c *cli) exportCommand() *cobra.Command {
-	cmd := &cobra.Command{Use: "export [FILE]", Args: cobra.MaximumNArgs(1),
+	cmd := markUnbounded(&cobra.Command{Use: "export [FILE]", Args: cobra.MaximumNArgs(1),
 		Short: "Write every record of the store to FILE (JSON Lines; the standard output without FILE)",
 		Long: `Write every record of the store (applications, users, licenses, ledger, devices,
 sessions, bans, variables and files) as JSON Lines, to FILE (a new file, mode 0600)
 or the standard output. Secrets and codes stay hashed. Import it into an empty store
-with "caddy app-access import": the way from one machine to a MongoDB replica set.`}
+with "caddy app-access import": the way from one machine to a MongoDB replica set.`})
 	cmd.RunE = c.run(func(cmd *cobra.Command, cl *adminclient.Client, args []string) (err error) {
 		out, name := c.out, "the standard output"
 		if len(args) == 1 {
@@ -58,11 +59,11 @@ with "caddy app-access import": the way from one machine to a MongoDB replica se
 // importCommand streams an export from FILE or the standard input into
 // the server's empty store.
 func (c *cli) importCommand() *cobra.Command {
-	cmd := &cobra.Command{Use: "import [FILE]", Args: cobra.MaximumNArgs(1),
+	cmd := markUnbounded(&cobra.Command{Use: "import [FILE]", Args: cobra.MaximumNArgs(1),
 		Short: "Read an export from FILE (the standard input without FILE) into the server's empty store",
 		Long: `Read an export made by "caddy app-access export" into the server's store, which
 must be empty. A truncated or altered file is refused with the number of the bad line,
-and nothing is imported.`}
+and nothing is imported.`})
 	cmd.RunE = c.run(func(cmd *cobra.Command, cl *adminclient.Client, args []string) error {
 		in := c.in
 		if len(args) == 1 {
@@ -74,8 +75,12 @@ and nothing is imported.`}
 			in = f
 		}
 		p := newProgress(cmd.ErrOrStderr(), "sent")
-		sum, err := cl.Import(cmd.Context(), io.TeeReader(in, p))
+		src := &sourceReader{r: in}
+		sum, err := cl.Import(cmd.Context(), io.TeeReader(src, p))
 		p.finish()
+		if src.err != nil {
+			return fmt.Errorf("reading the export to import: %w", src.err)
+		}
 		if err != nil {
 			return err
 		}
@@ -87,30 +92,34 @@ and nothing is imported.`}
 	return cmd
 }
 
-// printImport prints the records imported, by type.
+// printImport prints the records imported, by type, in two aligned
+// columns whatever the length of a type's name (webhook_delivery).
 func printImport(w io.Writer, sum *wire.ImportSummary) error {
 	types := make([]string, 0, len(sum.Records))
 	for t := range sum.Records {
 		types = append(types, t)
 	}
 	sort.Strings(types)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, t := range types {
-		if _, err := fmt.Fprintf(w, "%-12s %d\n", t, sum.Records[t]); err != nil {
-			return err
-		}
+		fmt.Fprintf(tw, "%s\t%d\n", t, sum.Records[t])
 	}
-	return nil
+	return tw.Flush()
 }
 
 // backupCommand has the server copy its embedded database to FILE.
 func (c *cli) backupCommand() *cobra.Command {
-	cmd := &cobra.Command{Use: "backup FILE", Args: cobra.ExactArgs(1),
+	cmd := markUnbounded(&cobra.Command{Use: "backup FILE", Args: cobra.ExactArgs(1),
 		Short: "Copy the embedded SQLite database to FILE, a new file on the server's machine, while it serves",
 		Long: `Have the server copy its embedded SQLite database (a consistent snapshot, taken
 while it keeps serving) to FILE, a new file of mode 0600 on the server's machine; a
-relative FILE is taken from this folder. An existing file is never overwritten. To
-restore, stop the server and put the copy in the data folder as ` + "app_access.db" + `.
-A server on MongoDB refuses: use mongodump.`}
+relative FILE is taken from this folder. An existing file is never overwritten.
+The copy holds no file key: keep the data folder's file.key (or file_key) with it.
+
+To restore, stop the server, delete app_access.db-wal and app_access.db-shm from
+the data folder if they are there (a server that did not stop cleanly leaves the
+old database's log, which SQLite would replay into the copy), and put the copy in
+the data folder as app_access.db. A server on MongoDB refuses: use mongodump.`})
 	cmd.RunE = c.run(func(cmd *cobra.Command, cl *adminclient.Client, args []string) error {
 		path, err := filepath.Abs(args[0])
 		if err != nil {
@@ -142,9 +151,25 @@ type progress struct {
 	last     []byte
 	lineDone bool
 	shownAt  time.Time
+	live     bool // rewrite the line as it goes (a terminal)
 }
 
-func newProgress(w io.Writer, verb string) *progress { return &progress{w: w, verb: verb} }
+// newProgress returns a progress line on w. Only a terminal gets the line
+// rewritten as it goes: a file or pipe (a cron job's log) gets the final
+// line alone, without carriage returns.
+func newProgress(w io.Writer, verb string) *progress {
+	return &progress{w: w, verb: verb, live: isTerminal(w)}
+}
+
+// isTerminal reports whether w is a character device, such as a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}
 
 func (p *progress) Write(b []byte) (int, error) {
 	p.mu.Lock()
@@ -164,7 +189,7 @@ func (p *progress) Write(b []byte) (int, error) {
 		p.lineDone = true
 		rest = rest[i+1:]
 	}
-	if time.Since(p.shownAt) >= 500*time.Millisecond {
+	if p.live && time.Since(p.shownAt) >= 500*time.Millisecond {
 		p.show("\r")
 	}
 	return len(b), nil
@@ -179,7 +204,11 @@ func (p *progress) keep(b []byte) {
 
 func (p *progress) show(end string) {
 	p.shownAt = time.Now()
-	fmt.Fprintf(p.w, "\r%s %.1f MB, %d records%s", p.verb, float64(p.bytes)/1e6, p.lines, end)
+	start := ""
+	if p.live {
+		start = "\r"
+	}
+	fmt.Fprintf(p.w, "%s%s %.1f MB, %d records%s", start, p.verb, float64(p.bytes)/1e6, p.lines, end)
 }
 
 func (p *progress) finish() {

@@ -15,6 +15,7 @@ import (
 	"github.com/appaccess/appaccess/accessapi/sqlitestore"
 	"github.com/appaccess/appaccess/accessapi/storetest"
 	"github.com/appaccess/appaccess/accessapi/storetest/conformance"
+	"github.com/appaccess/appaccess/accessapi/wire"
 )
 
 // runCommandSplit runs caddy app-access with input on the standard input
@@ -132,5 +133,54 @@ func TestCommand_BackupCopiesTheSQLiteDatabaseAndPointsMongoToMongodump(t *testi
 				t.Fatalf("backup: %v (%s), want an error saying %q", err, out, tc.want)
 			}
 		})
+	}
+}
+
+func TestCommand_BackupHelpRestoresWithoutTheOldWriteAheadLog(t *testing.T) {
+	isolate(t)
+	out := mustRun(t, "backup", "--help")
+	// A crash leaves app_access.db-wal; SQLite replays it into a copy put
+	// in its place, and the writes made after the backup come back.
+	for _, want := range []string{"delete app_access.db-wal and app_access.db-shm", "file.key"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("backup --help does not say %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestCommand_ImportSummaryAlignsItsCounts(t *testing.T) {
+	var out bytes.Buffer
+	sum := &wire.ImportSummary{Records: map[string]int64{"app": 1, "webhook_delivery": 2, "webhook_attempt": 7, "license": 1000000}}
+	if err := printImport(&out, sum); err != nil {
+		t.Fatal(err)
+	}
+	column := -1
+	for _, line := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+		at := strings.LastIndex(line, " ") + 1
+		if column >= 0 && at != column {
+			t.Fatalf("the counts are not in one column:\n%s", out.String())
+		}
+		column = at
+	}
+}
+
+func TestCommand_ProgressToAFileIsOneLineWithoutCarriageReturns(t *testing.T) {
+	var log bytes.Buffer
+	p := newProgress(&log, "exported")
+	for range 3 {
+		_, _ = p.Write([]byte(`{"type":"user"}` + "\n"))
+	}
+	p.finish()
+	if got := log.String(); got != "exported 0.0 MB, 3 records\n" {
+		t.Fatalf("progress written to a file: %q", got)
+	}
+}
+
+func TestCommand_ImportOfAFileItCannotReadBlamesTheFileNotTheServer(t *testing.T) {
+	isolate(t)
+	s := adminapitest.New(t)
+	out, err := runCommand(t, "import", t.TempDir(), "--address", s.Addr)
+	if err == nil || !strings.Contains(err.Error(), "reading the export to import") || strings.Contains(err.Error(), "cannot reach") {
+		t.Fatalf("error %v, want one about reading the file; printed\n%s", err, out)
 	}
 }

@@ -27,7 +27,7 @@ func (c *cli) filesCommand() *cobra.Command {
 		encrypted           bool
 	)
 	files := &cobra.Command{Use: "files", Short: "Application files"}
-	upload := showCommand(c, appScoped(&cobra.Command{Use: "upload PATH", Short: "Upload a file (streamed)", Args: cobra.ExactArgs(1)}, &app),
+	upload := showCommand(c, appScoped(markUnbounded(&cobra.Command{Use: "upload PATH", Short: "Upload a file (streamed)", Args: cobra.ExactArgs(1)}), &app),
 		fileColumns, func(cmd *cobra.Command, cl *adminclient.Client, args []string) (*wire.FileInfo, error) {
 			f, err := os.Open(args[0])
 			if err != nil {
@@ -38,7 +38,14 @@ func (c *cli) filesCommand() *cobra.Command {
 			if up.Name == "" {
 				up.Name = filepath.Base(args[0])
 			}
-			return cl.UploadFile(cmd.Context(), app, up, f)
+			src := &sourceReader{r: f}
+			info, err := cl.UploadFile(cmd.Context(), app, up, src)
+			if src.err != nil {
+				// The upload failed on this side: the server is not to
+				// blame, though the client reports a broken request.
+				return nil, fmt.Errorf("reading the file to upload: %w", src.err)
+			}
+			return info, err
 		})
 	upload.Flags().StringVar(&name, "name", "", "the file's name (default: the path's base name)")
 	upload.Flags().StringVar(&mimeType, "mime-type", "", "the file's media type (default: detected from the name, else the contents)")

@@ -54,7 +54,9 @@ func (c *cli) licensesCommand() *cobra.Command {
 	create := appScoped(&cobra.Command{Use: "create", Short: "Issue license codes (shown in full only now)", Args: cobra.NoArgs,
 		RunE: c.run(func(cmd *cobra.Command, cl *adminclient.Client, _ []string) error {
 			req := wire.LicenseRequest{Count: &count, GrantsLifetimeAccess: lifetime, RevokesLifetimeAccess: revokes, Note: note}
-			if minutes > 0 {
+			// Given, --minutes is sent as it is: the server's rule (a
+			// positive number) is told, not "minutes is required".
+			if cmd.Flags().Changed("minutes") {
 				req.Minutes = &minutes
 			}
 			issued, err := cl.CreateLicenses(cmd.Context(), app, req)
@@ -106,6 +108,11 @@ func (c *cli) licensesCommand() *cobra.Command {
 	list.Flags().StringVar(&after, "after", "", "the cursor of the next page")
 	list.Flags().StringVar(&code, "code", "", "find the license with this code")
 	list.Flags().IntVar(&limit, "limit", 0, "page size (1..1000)")
+	// --code finds one license: a filter or a page given with it would
+	// be ignored without a word.
+	for _, other := range []string{"used", "limit", "after"} {
+		list.MarkFlagsMutuallyExclusive("code", other)
+	}
 
 	show := showCommand(c, appScoped(&cobra.Command{Use: "show LICENSE_ID", Short: "Show a license", Args: cobra.ExactArgs(1)}, &app),
 		licenseColumns, func(cmd *cobra.Command, cl *adminclient.Client, args []string) (*wire.License, error) {

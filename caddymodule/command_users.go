@@ -107,7 +107,9 @@ func (c *cli) usersCommand() *cobra.Command {
 	grant := showCommand(c, appScoped(&cobra.Command{Use: "grant USER_ID", Short: "Grant membership time or lifetime access", Args: cobra.ExactArgs(1)}, &app),
 		ledgerColumns, func(cmd *cobra.Command, cl *adminclient.Client, args []string) (*wire.LedgerEntry, error) {
 			req := wire.GrantRequest{GrantsLifetimeAccess: lifetime, RevokesLifetimeAccess: revokes, Note: note}
-			if minutes > 0 {
+			// Given, --minutes is sent as it is: the server's rule (a
+			// positive number) is told, not "minutes is required".
+			if cmd.Flags().Changed("minutes") {
 				req.Minutes = &minutes
 			}
 			return cl.Grant(cmd.Context(), app, args[0], req)

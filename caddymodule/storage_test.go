@@ -54,3 +54,27 @@ func TestSessionCleanup_APanicIsLoggedNotFatal(t *testing.T) {
 		t.Fatalf("logged %v, want the panic", logs.All())
 	}
 }
+
+func TestStart_ABadKeyFileIsAnErrorNamingTheFile(t *testing.T) {
+	dir := t.TempDir()
+	keyFile := filepath.Join(dir, "file.key")
+	if err := os.WriteFile(keyFile, []byte("not a key\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	msg := loadError(t, fmt.Sprintf(`{
+	%s
+	app_access {
+		data_dir "%s"
+	}
+}
+:%d {
+	app_access_api
+}`, globalOptions(), dir, apiPort))
+	// The operator set no file_key: the message names the file it read.
+	if !strings.Contains(msg, keyFile+": must be the base64 encoding of 32 bytes") {
+		t.Fatalf("load error %q: want one naming %s", msg, keyFile)
+	}
+	if b, err := os.ReadFile(keyFile); err != nil || string(b) != "not a key\n" {
+		t.Fatalf("the key file was changed: %q %v", b, err)
+	}
+}
