@@ -118,9 +118,9 @@ grep -q '^app_access_sign_ups_total{method="license_code",result="ok"} 1$' "$wor
 
 # The README's dashboard steps: an administrator (password from stdin) signs in at /admin/; a seller
 # key issues codes at /admin/api/ and is refused elsewhere.
-printf '%s\n' 'a long smoke password' | cli admins create --username smoke >/dev/null || fail "admins create"
+printf '%s\n' 'a long vortex-lamp password' | cli admins create --username smoke >/dev/null || fail "admins create"
 status=$(curl -s -c "$work/jar" -o /dev/null -w '%{http_code}' -H 'Sec-Fetch-Site: same-origin' \
-	--data 'username=smoke&password=a+long+smoke+password' "http://localhost:$site/admin/signin")
+	--data 'username=smoke&password=a+long+vortex-lamp+password' "http://localhost:$site/admin/signin")
 [ "$status" = 303 ] || fail "dashboard sign-in answered $status, want 303"
 curl -fsS -b "$work/jar" "http://localhost:$site/admin/" | grep '<h1>Applications</h1>' >/dev/null || fail "the signed-in dashboard home"
 seller=$(cli keys create --app "$app_id" --name smoke --scope licenses:create --json | field key)
