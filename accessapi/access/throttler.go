@@ -339,11 +339,12 @@ func (t *throttler) codeAttempt(app *App, addr string) codeAttempt {
 // address is held back already: then it returns the refusal the client
 // gets instead of the code's own, and counts nothing more.
 func (a codeAttempt) failed(ctx context.Context) error {
-	p, now := a.t.policy(a.app), a.t.now()
-	if wait := a.t.memory.retryIn(kindCode, a.app.ID, a.addr, p, p.CodeFree, now); wait > 0 {
+	p := a.t.policy(a.app)
+	wait, n := a.t.memory.failUnlessHeld(kindCode, a.app.ID, a.addr, p, p.CodeFree, a.t.now())
+	if wait > 0 {
 		return errTooManyAttempts(wait)
 	}
-	if n := a.t.memory.fail(kindCode, a.app.ID, a.addr, p, p.CodeFree, now); startsHolding(n, p.CodeFree) {
+	if startsHolding(n, p.CodeFree) {
 		a.t.tell(ctx, a.app, ThrottledLicenseCode, a.addr, "", n)
 	}
 	return nil
@@ -358,11 +359,10 @@ func (a codeAttempt) failed(ctx context.Context) error {
 // its SHA-256 (no slow step to race through), and a burst of guesses gains
 // nothing.
 func (t *throttler) missedSecret(addr string) error {
-	p, now := t.global, t.now()
-	if wait := t.memory.retryIn(kindSecret, "", addr, p, p.SecretFree, now); wait > 0 {
+	p := t.global
+	if wait, _ := t.memory.failUnlessHeld(kindSecret, "", addr, p, p.SecretFree, t.now()); wait > 0 {
 		return errTooManyAttempts(wait)
 	}
-	t.memory.fail(kindSecret, "", addr, p, p.SecretFree, now)
 	return nil
 }
 
@@ -479,8 +479,8 @@ func (v *counter) expire(p ThrottlePolicy, now time.Time) {
 	}
 }
 
-// retryIn is the wait of a check that does not count (application
-// secrets, whose failures are counted by fail).
+// retryIn is the wait a counter holds an address to, without counting
+// anything (what failUnlessHeld would answer).
 func (c *addressCounters) retryIn(kind, scope, addr string, p ThrottlePolicy, free int, now time.Time) time.Duration {
 	if addr == "" {
 		return 0
@@ -600,24 +600,30 @@ func (c *addressCounters) settle(kind, scope, addr string, p ThrottlePolicy, fre
 	return v.n
 }
 
-// fail counts a failure that was not reserved (application secrets,
-// license codes) and returns the counter's failures (0 when addr is
-// empty: nothing is counted).
-func (c *addressCounters) fail(kind, scope, addr string, p ThrottlePolicy, free int, now time.Time) int {
+// failUnlessHeld counts a failure that was not reserved (application
+// secrets, license codes) and returns the counter's failures, unless the
+// counter holds the address back: then it returns the wait and counts
+// nothing. Both in one step under the shard's lock, so that of failures
+// that come at once only the free ones are counted as such. Nothing is
+// counted when addr is empty.
+func (c *addressCounters) failUnlessHeld(kind, scope, addr string, p ThrottlePolicy, free int, now time.Time) (time.Duration, int) {
 	if addr == "" {
-		return 0
+		return 0, 0
 	}
 	key := counterKey(kind, scope, addr)
 	s := c.shard(key)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v, ok := s.m[key]
+	if wait := v.wait(p, free, now); ok && wait > 0 {
+		return wait, v.n
+	}
 	if !ok && len(s.m) >= c.perShard {
 		c.shrinkLocked(s, now)
 	}
 	v.fail(p, free, now)
 	s.m[key] = v
-	return v.n
+	return 0, v.n
 }
 
 // reserveQuota counts one against a fixed-window quota of
