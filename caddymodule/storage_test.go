@@ -1,7 +1,6 @@
 package caddymodule
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,15 +17,7 @@ func TestStart_UnusableDataDirIsAnErrorNamingDataDir(t *testing.T) {
 	if err := os.WriteFile(notADir, []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	msg := loadError(t, fmt.Sprintf(`{
-	%s
-	app_access {
-		data_dir "%s"
-	}
-}
-:%d {
-	app_access_api
-}`, globalOptions(), filepath.Join(notADir, "data"), apiPort))
+	msg := loadError(t, embeddedConfig(filepath.Join(notADir, "data")))
 	if !strings.Contains(msg, "app_access: data_dir") {
 		t.Fatalf("load error %q: want one naming data_dir", msg)
 	}
@@ -61,15 +52,7 @@ func TestStart_ABadKeyFileIsAnErrorNamingTheFile(t *testing.T) {
 	if err := os.WriteFile(keyFile, []byte("not a key\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	msg := loadError(t, fmt.Sprintf(`{
-	%s
-	app_access {
-		data_dir "%s"
-	}
-}
-:%d {
-	app_access_api
-}`, globalOptions(), dir, apiPort))
+	msg := loadError(t, embeddedConfig(dir))
 	// The operator set no file_key: the message names the file it read.
 	if !strings.Contains(msg, keyFile+": must be the base64 encoding of 32 bytes") {
 		t.Fatalf("load error %q: want one naming %s", msg, keyFile)

@@ -22,36 +22,13 @@ func TestAdminSession_EndsWithItsAdministratorWhenASignInRacesTheDeletion(t *tes
 		if _, err := svc.CreateAdmin(ctx, "mallory", "correct horse battery"); err != nil {
 			t.Fatal(err)
 		}
-		var mu sync.Mutex
-		var tokens []string
-		stop := make(chan struct{})
-		var wg sync.WaitGroup
-		for range 3 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for {
-					select {
-					case <-stop:
-						return
-					default:
-					}
-					token, _, err := svc.SignInAdmin(ctx, "mallory", "correct horse battery", "")
-					if err == nil {
-						mu.Lock()
-						tokens = append(tokens, token)
-						mu.Unlock()
-					}
-				}
-			}()
-		}
+		signIns := signInWhile(svc, "mallory", "correct horse battery")
 		time.Sleep(30 * time.Millisecond)
 		if err := svc.DeleteAdmin(ctx, "mallory"); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(30 * time.Millisecond)
-		close(stop)
-		wg.Wait()
+		tokens := signIns()
 		for _, tok := range tokens {
 			if sess, err := svc.AdminSessionOf(ctx, tok); err == nil {
 				t.Fatalf("round %d: a session of the deleted administrator still works: %+v (%d sign-ins)", round, sess, len(tokens))
@@ -95,5 +72,38 @@ func TestAdminSession_OfADeletedAdministratorIsNoSessionOfTheNextOneOfItsName(t 
 	}
 	if _, err := svc.AdminSessionOf(ctx, fresh); err != nil {
 		t.Fatalf("the new administrator's session: %v", err)
+	}
+}
+
+// signInWhile signs the administrator in from three goroutines, again and
+// again, until the returned function is called: it stops them and returns
+// the tokens of the sign-ins that succeeded.
+func signInWhile(svc *access.Service, username, password string) (stop func() []string) {
+	var (
+		mu     sync.Mutex
+		tokens []string
+		wg     sync.WaitGroup
+	)
+	done := make(chan struct{})
+	for range 3 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				if token, _, err := svc.SignInAdmin(context.Background(), username, password, ""); err == nil {
+					mu.Lock()
+					tokens = append(tokens, token)
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	return func() []string {
+		close(done)
+		wg.Wait()
+		return tokens
 	}
 }

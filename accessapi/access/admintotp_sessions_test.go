@@ -2,7 +2,6 @@ package access_test
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
@@ -63,28 +62,7 @@ func TestConfirmTOTP_ASignInRacingTheEnrolmentKeepsNoPasswordOnlySession(t *test
 		if _, err := svc.CreateAdmin(ctx, totpAdmin, totpPassword); err != nil {
 			t.Fatal(err)
 		}
-		var mu sync.Mutex
-		var tokens []string
-		stop := make(chan struct{})
-		var wg sync.WaitGroup
-		for range 3 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for {
-					select {
-					case <-stop:
-						return
-					default:
-					}
-					if token, _, err := svc.SignInAdmin(ctx, totpAdmin, totpPassword, ""); err == nil {
-						mu.Lock()
-						tokens = append(tokens, token)
-						mu.Unlock()
-					}
-				}
-			}()
-		}
+		signIns := signInWhile(svc, totpAdmin, totpPassword)
 		time.Sleep(30 * time.Millisecond)
 		en, err := svc.BeginTOTP(ctx, totpAdmin)
 		if err != nil {
@@ -98,8 +76,7 @@ func TestConfirmTOTP_ASignInRacingTheEnrolmentKeepsNoPasswordOnlySession(t *test
 			t.Fatal(err)
 		}
 		time.Sleep(30 * time.Millisecond)
-		close(stop)
-		wg.Wait()
+		tokens := signIns()
 		for _, tok := range tokens {
 			if sess, err := svc.AdminSessionOf(ctx, tok); err == nil {
 				t.Fatalf("round %d: a session opened with the password alone outlived the enrolment: %+v (%d sign-ins)", round, sess, len(tokens))
