@@ -86,7 +86,10 @@ var errAdminSignIn = Refusal(CodeInvalidCredentials, "The username, password or 
 // SignInAdmin checks an administrator's password and, when enrolled, TOTP
 // code (each step accepted once), and opens a dashboard session. It
 // returns the session token, which only the caller ever sees. Failures are
-// throttled like user logins, per account and address.
+// throttled like user logins, per account and address. A failure whose
+// cause is the server's (a TOTP secret the file key does not open) is a
+// *SignInFault, which reads as the invalid_credentials refusal; the caller
+// logs it.
 func (s *Service) SignInAdmin(ctx context.Context, username, password, code string) (string, *AdminSession, error) {
 	username = strings.ToLower(strings.TrimSpace(username))
 	if len(password) > MaxPasswordBytes {
@@ -110,8 +113,16 @@ func (s *Service) SignInAdmin(ctx context.Context, username, password, code stri
 	if err != nil {
 		return "", nil, err
 	}
+	// A TOTP secret that cannot be opened fails the sign-in as a wrong
+	// code does, counted and answered alike: a distinct answer (a 500)
+	// would tell a guesser the password is right. The fault goes to the
+	// caller for the operator's log.
+	var fault error
 	if ok && a.TOTPEnabled {
 		ok, err = s.checkTOTP(ctx, a, code)
+		if signInFault(err) {
+			fault, err = err, nil
+		}
 		if err != nil {
 			return "", nil, err
 		}
@@ -119,6 +130,9 @@ func (s *Service) SignInAdmin(ctx context.Context, username, password, code stri
 	if !ok {
 		if err := attempt.failed(ctx, ""); err != nil {
 			return "", nil, err
+		}
+		if fault != nil {
+			return "", nil, fault
 		}
 		return "", nil, errAdminSignIn
 	}
