@@ -45,7 +45,10 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 		s.renderError(w, r, err)
 		return
 	}
-	s.setSessionCookie(w, r, token, sess.ExpiresAt)
+	// The cookie lasts the session's longest life; the idle timeout is
+	// the server's to enforce (a cookie cannot be moved on without a write
+	// to every answer).
+	s.setSessionCookie(w, r, token, sess.CreatedAt.Add(access.AdminSessionTTL))
 	http.Redirect(w, r, s.cfg.Prefix+"/", http.StatusSeeOther)
 }
 
