@@ -97,7 +97,7 @@ func (s *Service) SignInAdmin(ctx context.Context, username, password, code stri
 		return "", nil, errAdminSignIn
 	}
 	account, addr := throttleKey("admin", username), clientNetwork(ctx)
-	attempt, err := s.throttle.reservePassword(ctx, adminThrottleApp, account, addr, "")
+	attempt, err := s.throttle.reservePassword(ctx, adminThrottleApp, account, addr, "", s.adminHolds(username))
 	if err != nil {
 		return "", nil, err
 	}
@@ -137,7 +137,7 @@ func (s *Service) SignInAdmin(ctx context.Context, username, password, code stri
 		}
 		return "", nil, errAdminSignIn
 	}
-	attempt.succeeded(ctx, "")
+	attempt.succeeded(ctx, "", adminIncarnation(a))
 	token := randomToken("ds_", 32)
 	now := s.Now()
 	sess := &AdminSession{TokenHash: SecretHash(token), Username: a.Username, CreatedAt: now, ExpiresAt: s.adminSessionEnd(now, now)}
