@@ -97,6 +97,11 @@ type App struct {
 	// Default: 8760h (365 days).
 	AuditRetention caddy.Duration `json:"audit_retention,omitempty"`
 
+	// DashboardIdleTimeout ends a dashboard session (app_access_admin)
+	// after this long without a request, to within a minute; a session
+	// in use still ends 12h after its sign-in. Default: 30m; at most 12h.
+	DashboardIdleTimeout caddy.Duration `json:"dashboard_idle_timeout,omitempty"`
+
 	// HashConcurrency bounds concurrent argon2id hashes. Default: the
 	// number of CPUs.
 	HashConcurrency int `json:"hash_concurrency,omitempty"`
@@ -176,6 +181,9 @@ func (a *App) Validate() error {
 	if a.Staleness < 0 || a.SessionCleanupInterval < 0 || a.AuditRetention < 0 || a.FeedInterval < 0 || a.FeedRetention < 0 || a.CacheEntries < 0 {
 		return errors.New("staleness, session_cleanup_interval, audit_retention, feed_interval, feed_retention and cache_entries must not be negative")
 	}
+	if a.DashboardIdleTimeout < 0 || time.Duration(a.DashboardIdleTimeout) > access.AdminSessionTTL {
+		return fmt.Errorf("dashboard_idle_timeout must be between 0 (the default, 30m) and %v", access.AdminSessionTTL)
+	}
 	return nil
 }
 
@@ -222,6 +230,7 @@ func (a *App) Start() error {
 	svc := access.NewService(timedStore{store}, access.Config{
 		Staleness:          time.Duration(a.Staleness),
 		CredentialCacheTTL: time.Duration(a.CredentialCacheTTL),
+		AdminIdleTimeout:   time.Duration(a.DashboardIdleTimeout),
 		CacheEntries:       a.CacheEntries,
 		Listeners:          []access.EventListener{tailer.Record, a.auditListener(store), outbox.Listen},
 		HashConcurrency:    a.HashConcurrency,

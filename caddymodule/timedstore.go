@@ -140,9 +140,9 @@ func (s timedStore) Failures(ctx context.Context, key string, since time.Time) (
 	return s.Store.Failures(ctx, key, since)
 }
 
-func (s timedStore) IsKnownSource(ctx context.Context, key, source string) (bool, error) {
-	defer observeStore("is_known_source", time.Now())
-	return s.Store.IsKnownSource(ctx, key, source)
+func (s timedStore) KnownSourceOwners(ctx context.Context, key, source string) ([]string, error) {
+	defer observeStore("known_source_owners", time.Now())
+	return s.Store.KnownSourceOwners(ctx, key, source)
 }
 
 var _ access.Store = timedStore{}

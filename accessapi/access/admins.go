@@ -11,7 +11,8 @@ import (
 // MinAdminPasswordLength is the shortest administrator password accepted.
 const MinAdminPasswordLength = 12
 
-// AdminSessionTTL is how long a dashboard session lasts.
+// AdminSessionTTL is the longest a dashboard session lasts, however active
+// (Config.AdminIdleTimeout ends an idle one sooner).
 const AdminSessionTTL = 12 * time.Hour
 
 var adminNamePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
@@ -86,14 +87,17 @@ var errAdminSignIn = Refusal(CodeInvalidCredentials, "The username, password or 
 // SignInAdmin checks an administrator's password and, when enrolled, TOTP
 // code (each step accepted once), and opens a dashboard session. It
 // returns the session token, which only the caller ever sees. Failures are
-// throttled like user logins, per account and address.
+// throttled like user logins, per account and address. A failure whose
+// cause is the server's (a TOTP secret the file key does not open) is a
+// *SignInFault, which reads as the invalid_credentials refusal; the caller
+// logs it.
 func (s *Service) SignInAdmin(ctx context.Context, username, password, code string) (string, *AdminSession, error) {
 	username = strings.ToLower(strings.TrimSpace(username))
 	if len(password) > MaxPasswordBytes {
 		return "", nil, errAdminSignIn
 	}
 	account, addr := throttleKey("admin", username), clientNetwork(ctx)
-	attempt, err := s.throttle.reservePassword(ctx, adminThrottleApp, account, addr, "")
+	attempt, err := s.throttle.reservePassword(ctx, adminThrottleApp, account, addr, "", s.adminHolds(username))
 	if err != nil {
 		return "", nil, err
 	}
@@ -110,8 +114,16 @@ func (s *Service) SignInAdmin(ctx context.Context, username, password, code stri
 	if err != nil {
 		return "", nil, err
 	}
+	// A TOTP secret that cannot be opened fails the sign-in as a wrong
+	// code does, counted and answered alike: a distinct answer (a 500)
+	// would tell a guesser the password is right. The fault goes to the
+	// caller for the operator's log.
+	var fault error
 	if ok && a.TOTPEnabled {
 		ok, err = s.checkTOTP(ctx, a, code)
+		if signInFault(err) {
+			fault, err = err, nil
+		}
 		if err != nil {
 			return "", nil, err
 		}
@@ -120,12 +132,15 @@ func (s *Service) SignInAdmin(ctx context.Context, username, password, code stri
 		if err := attempt.failed(ctx, ""); err != nil {
 			return "", nil, err
 		}
+		if fault != nil {
+			return "", nil, fault
+		}
 		return "", nil, errAdminSignIn
 	}
-	attempt.succeeded(ctx, "")
+	attempt.succeeded(ctx, "", adminIncarnation(a))
 	token := randomToken("ds_", 32)
 	now := s.Now()
-	sess := &AdminSession{TokenHash: SecretHash(token), Username: a.Username, CreatedAt: now, ExpiresAt: now.Add(AdminSessionTTL)}
+	sess := &AdminSession{TokenHash: SecretHash(token), Username: a.Username, CreatedAt: now, ExpiresAt: s.adminSessionEnd(now, now)}
 	if err := s.commit(ctx, func(ctx context.Context) error { return s.store.InsertAdminSession(ctx, sess) },
 		Event{Kind: EventAdminSignedIn, Target: a.Username}); err != nil {
 		return "", nil, wrapStore(err, "opening dashboard session")
@@ -149,7 +164,9 @@ func (s *Service) SignInAdmin(ctx context.Context, username, password, code stri
 // departing administrator who keeps signing in wins that race), so the
 // account is read here too, and a session older than the account of its
 // name (one of a deleted administrator whose name was given again) is no
-// session of it.
+// session of it. A session idle for the idle timeout, or older than
+// AdminSessionTTL, is over; a live one's idle end moves on (written at
+// most once a minute).
 func (s *Service) AdminSessionOf(ctx context.Context, token string) (*AdminSession, error) {
 	signIn := Refusal(CodeAuthenticationRequired, "Sign in first.")
 	if token == "" {
@@ -157,7 +174,8 @@ func (s *Service) AdminSessionOf(ctx context.Context, token string) (*AdminSessi
 	}
 	hash := SecretHash(token)
 	sess, err := s.store.AdminSessionByHash(ctx, hash)
-	if errors.Is(err, ErrNotFound) || (err == nil && !s.Now().Before(sess.ExpiresAt)) {
+	now := s.Now()
+	if errors.Is(err, ErrNotFound) || (err == nil && !adminSessionLive(sess, now)) {
 		return nil, signIn
 	}
 	if err != nil {
@@ -169,7 +187,11 @@ func (s *Service) AdminSessionOf(ctx context.Context, token string) (*AdminSessi
 		_ = s.store.DeleteAdminSession(ctx, hash)
 		return nil, signIn
 	}
-	return sess, wrapStore(err, "reading the session's administrator")
+	if err != nil {
+		return nil, wrapStore(err, "reading the session's administrator")
+	}
+	s.touchAdminSession(ctx, sess, now)
+	return sess, nil
 }
 
 // SignOutAdmin ends a dashboard session.

@@ -30,6 +30,9 @@ type AdminSession struct {
 	TokenHash string
 	Username  string
 	CreatedAt time.Time
+	// ExpiresAt is when the session ends unless it is used: its last
+	// request (as recorded, to the minute) plus the idle timeout, never
+	// past CreatedAt plus AdminSessionTTL.
 	ExpiresAt time.Time
 }
 
@@ -64,6 +67,10 @@ type AdminStore interface {
 	InsertTOTPStep(ctx context.Context, username string, step int64, at time.Time) error
 	InsertAdminSession(ctx context.Context, s *AdminSession) error
 	AdminSessionByHash(ctx context.Context, tokenHash string) (*AdminSession, error)
+	// SetAdminSessionExpiry moves a session's ExpiresAt (its idle end);
+	// the last write wins. It never creates a session: ErrNotFound when
+	// there is none (ended meanwhile).
+	SetAdminSessionExpiry(ctx context.Context, tokenHash string, expiresAt time.Time) error
 	DeleteAdminSession(ctx context.Context, tokenHash string) error
 	DeleteAdminSessions(ctx context.Context, username string) error
 }

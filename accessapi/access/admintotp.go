@@ -111,10 +111,11 @@ func (s *Service) DisableTOTP(ctx context.Context, username string) error {
 // checkTOTP reports whether code is valid for a's enabled secret at a step
 // not accepted before, and records that step. A secret stored in the clear
 // (written before secrets were sealed) is sealed once a code is accepted.
+// A secret that cannot be opened is a *SignInFault.
 func (s *Service) checkTOTP(ctx context.Context, a *Admin, code string) (bool, error) {
 	secret, err := openTOTPSecret(s.totpKey, a.Username, a.TOTPSecret)
 	if err != nil {
-		return false, err
+		return false, &SignInFault{Username: a.Username, Cause: err}
 	}
 	ok, err := s.useTOTP(ctx, a.Username, secret, code)
 	if !ok || err != nil || totpSealed(a.TOTPSecret) {

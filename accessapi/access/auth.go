@@ -256,7 +256,7 @@ func (s *Service) passwordUser(ctx context.Context, app *App, username, password
 	}
 	key := UsernameKey(username)
 	account, addr := throttleKey("account", app.ID, key), clientNetwork(ctx)
-	attempt, err := s.throttle.reservePassword(ctx, app, account, addr, hwid)
+	attempt, err := s.throttle.reservePassword(ctx, app, account, addr, hwid, s.userHolds(app.ID))
 	if err != nil {
 		return nil, err
 	}
@@ -265,7 +265,7 @@ func (s *Service) passwordUser(ctx context.Context, app *App, username, password
 	if c, ok := s.creds.get(ck); ok {
 		st, err := s.state(ctx, app.ID, c.userID)
 		if err == nil {
-			attempt.succeeded(ctx, hwid)
+			attempt.succeeded(ctx, hwid, c.userID)
 			return st, nil
 		}
 		if !errors.Is(err, ErrNotFound) {
@@ -311,6 +311,6 @@ func (s *Service) passwordUser(ctx context.Context, app *App, username, password
 		return nil, err
 	}
 	s.creds.setStamped(ck, credential{userID: acct.ID}, stamp)
-	attempt.succeeded(ctx, hwid)
+	attempt.succeeded(ctx, hwid, acct.ID)
 	return st, nil
 }

@@ -60,9 +60,9 @@ func (c *countingStore) AddFailure(a0 context.Context, a1 string, a2 time.Time) 
 	return c.Store.AddFailure(a0, a1, a2)
 }
 
-func (c *countingStore) AddKnownSource(a0 context.Context, a1 string, a2 string, a3 time.Time) error {
+func (c *countingStore) AddKnownSource(a0 context.Context, a1 string, a2 string, a3 string, a4 time.Time) error {
 	c.count("AddKnownSource")
-	return c.Store.AddKnownSource(a0, a1, a2, a3)
+	return c.Store.AddKnownSource(a0, a1, a2, a3, a4)
 }
 
 func (c *countingStore) AppByID(a0 context.Context, a1 string) (*access.App, error) {
@@ -245,9 +245,9 @@ func (c *countingStore) InsertUser(a0 context.Context, a1 *access.User) error {
 	return c.Store.InsertUser(a0, a1)
 }
 
-func (c *countingStore) IsKnownSource(a0 context.Context, a1 string, a2 string) (bool, error) {
-	c.count("IsKnownSource")
-	return c.Store.IsKnownSource(a0, a1, a2)
+func (c *countingStore) KnownSourceOwners(a0 context.Context, a1 string, a2 string) ([]string, error) {
+	c.count("KnownSourceOwners")
+	return c.Store.KnownSourceOwners(a0, a1, a2)
 }
 
 func (c *countingStore) IsUserDeleted(a0 context.Context, a1 string) (bool, error) {

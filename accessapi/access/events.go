@@ -150,6 +150,9 @@ func (s *Service) Invalidate(e Event) {
 		}
 	case EventSessionsEnded, EventUserBanned, EventDevicesReset, EventUserDeleted, EventPasswordChanged:
 		s.forgetUser(e.UserID)
+		if e.Kind == EventUserDeleted {
+			s.throttle.forgetSourcesOf(e.UserID)
+		}
 	case EventAppChanged, EventSecretRotated, EventAppDeleted:
 		s.apps.remove(e.APIKey)
 		s.content.remove(e.AppID)

@@ -46,6 +46,11 @@ type Config struct {
 	// another key is not found. Default: derived from FileKey; all zeros
 	// without either (as weak as a bare hash, for tests).
 	CodeKey []byte
+	// AdminIdleTimeout ends a dashboard session after this long without a
+	// request (recorded to the minute); AdminSessionTTL (12 h) bounds it
+	// whatever its activity. Default DefaultAdminIdleTimeout (30m); at
+	// most AdminSessionTTL.
+	AdminIdleTimeout time.Duration
 	// Now is the clock; default time.Now.
 	Now func() time.Time
 	// Listeners are told of every event (see EventListener).
@@ -75,6 +80,7 @@ type Service struct {
 	hasher    *PasswordHasher
 	now       func() time.Time
 	staleness time.Duration
+	adminIdle time.Duration // Config.AdminIdleTimeout
 
 	apps     *expiringCache[string, *App]           // by API key
 	users    *expiringCache[string, *userState]     // by user ID
@@ -119,6 +125,10 @@ func NewService(store Store, cfg Config) *Service {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.AdminIdleTimeout <= 0 {
+		cfg.AdminIdleTimeout = DefaultAdminIdleTimeout
+	}
+	cfg.AdminIdleTimeout = min(cfg.AdminIdleTimeout, AdminSessionTTL)
 	if cfg.Origin == "" {
 		cfg.Origin = uuid.NewString()
 	}
@@ -132,6 +142,7 @@ func NewService(store Store, cfg Config) *Service {
 		hasher:      NewPasswordHasher(cfg.Argon2, cfg.HashConcurrency, cfg.HashQueue),
 		now:         now,
 		staleness:   st,
+		adminIdle:   cfg.AdminIdleTimeout,
 		apps:        newExpiringCache[string, *App](st, n, now).trusting(trust),
 		users:       newExpiringCache[string, *userState](st, n, now).trusting(trust),
 		sessions:    newExpiringCache[secretDigest, *Session](st, n, now).trusting(trust).ownedBy(byUser),

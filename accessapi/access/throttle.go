@@ -148,10 +148,24 @@ type AttemptStore interface {
 	// Failures counts the key's failures since a time and gives the last.
 	Failures(ctx context.Context, key string, since time.Time) (int, time.Time, error)
 	DeleteFailuresBefore(ctx context.Context, t time.Time) (int64, error)
-	// AddKnownSource records that source logged in to the account key.
-	AddKnownSource(ctx context.Context, key, source string, at time.Time) error
-	IsKnownSource(ctx context.Context, key, source string) (bool, error)
+	// AddKnownSource records that source logged in to the account key as
+	// owner (a user ID, or an administrator's incarnation; see
+	// sourceOwner); recording it again is harmless. Each (key, source,
+	// owner) is its own record, never updated.
+	AddKnownSource(ctx context.Context, key, source, owner string, at time.Time) error
+	// KnownSourceOwners lists the owners source logged in to the account
+	// key as, in any order; none when it never did.
+	KnownSourceOwners(ctx context.Context, key, source string) ([]string, error)
 }
+
+// sourceOwner reports whether the owner a known source was recorded for
+// (a user ID, or an administrator's incarnation) still holds the account,
+// whose key is a username's: a deleted user's name may be taken again, and
+// the new holder must not inherit the old one's known sources. thorough
+// asks for the store's word (a source read from the store); otherwise
+// caches may answer (a source this instance remembers, whose entries of a
+// deleted user are dropped).
+type sourceOwner func(ctx context.Context, owner string, thorough bool) bool
 
 // errTooManyAttempts builds the throttling refusal.
 func errTooManyAttempts(wait time.Duration) *Error {

@@ -42,9 +42,9 @@ func (s slowStore) Failures(ctx context.Context, key string, since time.Time) (i
 	return s.Store.Failures(ctx, key, since)
 }
 
-func (s slowStore) IsKnownSource(ctx context.Context, key, source string) (bool, error) {
+func (s slowStore) KnownSourceOwners(ctx context.Context, key, source string) ([]string, error) {
 	time.Sleep(storeLatency)
-	return s.Store.IsKnownSource(ctx, key, source)
+	return s.Store.KnownSourceOwners(ctx, key, source)
 }
 
 // burstFixture is a service over the slow store with a clock that stands

@@ -13,9 +13,11 @@ type throttler struct {
 	store  AttemptStore
 	now    func() time.Time
 	memory *addressCounters
-	// known remembers sources known to have logged in to an account (a
-	// fact that never becomes false), so a returning user costs no read.
-	known *expiringCache[string, struct{}]
+	// known remembers, by account and source, the owner (see
+	// sourceOwner) a source is known to have logged in to the account as,
+	// so a returning user costs no read of the known sources. Entries of
+	// a deleted user are dropped (forgetSourcesOf).
+	known *expiringCache[string, string]
 	// held is told when a counter begins holding back (the Service's
 	// emit), for the audit log.
 	held func(ctx context.Context, e Event)
@@ -23,7 +25,7 @@ type throttler struct {
 
 func newThrottler(global ThrottlePolicy, store AttemptStore, entries int, now func() time.Time) *throttler {
 	return &throttler{global: global.Or(DefaultThrottlePolicy), store: store, now: now,
-		memory: newAddressCounters(entries), known: newExpiringCache[string, struct{}](24*time.Hour, entries, now)}
+		memory: newAddressCounters(entries), known: newExpiringCache[string, string](24*time.Hour, entries, now).ownedBy(func(owner string) string { return owner })}
 }
 
 func (t *throttler) policy(app *App) ThrottlePolicy { return app.Throttle.Or(t.global) }
@@ -69,8 +71,9 @@ type passwordAttempt struct {
 // reservePassword checks and counts a password attempt on account (a
 // throttleKey) from addr, with hardware id hwid: it is refused while any
 // of its counters makes it wait (counting the attempts in flight as
-// failures), and otherwise counted.
-func (t *throttler) reservePassword(ctx context.Context, app *App, account, addr, hwid string) (passwordAttempt, error) {
+// failures), and otherwise counted. owners tells whether the owner a
+// known source was remembered for still holds the account.
+func (t *throttler) reservePassword(ctx context.Context, app *App, account, addr, hwid string, owners sourceOwner) (passwordAttempt, error) {
 	p, now := t.policy(app), t.now()
 	a := passwordAttempt{t: t, app: app, p: p, account: account, addr: addr}
 	if wait := t.memory.reserve(ctx, kindPair, app.ID, pairKey(account, addr), p, p.AccountAddressFree, t.now); wait > 0 {
@@ -93,7 +96,7 @@ func (t *throttler) reservePassword(ctx context.Context, app *App, account, addr
 		}
 		return a, nil
 	}
-	if t.isKnown(ctx, account, addr, hwid) {
+	if t.isKnown(ctx, account, addr, hwid, owners) {
 		return a, nil
 	}
 	n, err := t.reserveStored(ctx, p, account, now)
@@ -214,11 +217,12 @@ func (a *passwordAttempt) failed(ctx context.Context, userID string) error {
 	return nil
 }
 
-// succeeded records a verified password: the attempt is forgiven, the
-// pair's failures too, and the address and hardware id become known to the
-// account. The account's own counter is left to expire, so the owner's
-// success does not reset an attacker's wait.
-func (a *passwordAttempt) succeeded(ctx context.Context, hwid string) {
+// succeeded records a verified password of owner (a sourceOwner's name of
+// the account's holder): the attempt is forgiven, the pair's failures too,
+// and the address and hardware id become known to the account as owner.
+// The account's own counter is left to expire, so the owner's success does
+// not reset an attacker's wait.
+func (a *passwordAttempt) succeeded(ctx context.Context, hwid, owner string) {
 	if a.done {
 		return
 	}
@@ -227,7 +231,7 @@ func (a *passwordAttempt) succeeded(ctx context.Context, hwid string) {
 	if a.stored {
 		a.t.forgive(ctx, a.account, a.at)
 	}
-	a.t.remember(ctx, a.account, a.addr, deviceSource(a.app, hwid))
+	a.t.remember(ctx, a.account, a.addr, deviceSource(a.app, hwid), owner)
 }
 
 // release ends an attempt that neither failed nor succeeded (an error on
@@ -276,33 +280,51 @@ func (t *throttler) tell(ctx context.Context, app *App, counter, target, userID 
 		After: map[string]any{"counter": counter, "failures": failures}})
 }
 
-// remember makes addr and hwid known sources of account.
-func (t *throttler) remember(ctx context.Context, account, addr, hwid string) {
+// remember makes addr and hwid known sources of account, for owner.
+func (t *throttler) remember(ctx context.Context, account, addr, hwid, owner string) {
 	for _, src := range sources(addr, hwid) {
 		k := account + "/" + src
-		if _, ok := t.known.get(k); ok {
+		if o, ok := t.known.get(k); ok && o == owner {
 			continue
 		}
 		// A failure to record only means a later check reads the store.
-		if err := t.store.AddKnownSource(ctx, account, src, t.now()); err == nil {
-			t.known.set(k, struct{}{})
+		if err := t.store.AddKnownSource(ctx, account, src, owner, t.now()); err == nil {
+			t.known.set(k, owner)
 		}
 	}
 }
 
-func (t *throttler) isKnown(ctx context.Context, account, addr, hwid string) bool {
+// isKnown reports whether addr or hwid logged in to account as an owner
+// that still holds it. A username outlives its user (a deleted user's name
+// may be taken again), so a source is known to an owner, not to the name:
+// the sources of a deleted user do not relax the throttling of the next
+// user of the name.
+func (t *throttler) isKnown(ctx context.Context, account, addr, hwid string, owners sourceOwner) bool {
 	for _, src := range sources(addr, hwid) {
 		k := account + "/" + src
-		if _, ok := t.known.get(k); ok {
-			return true
+		if o, ok := t.known.get(k); ok {
+			if owners(ctx, o, false) {
+				return true
+			}
+			t.known.remove(k)
 		}
-		if ok, err := t.store.IsKnownSource(ctx, account, src); err == nil && ok {
-			t.known.set(k, struct{}{})
-			return true
+		recorded, err := t.store.KnownSourceOwners(ctx, account, src)
+		if err != nil {
+			continue
+		}
+		for _, o := range recorded {
+			if owners(ctx, o, true) {
+				t.known.set(k, o)
+				return true
+			}
 		}
 	}
 	return false
 }
+
+// forgetSourcesOf drops what this instance remembers of owner's known
+// sources (a deleted user's).
+func (t *throttler) forgetSourcesOf(owner string) { t.known.removeOwner(owner) }
 
 // sources are the hashed names of an address and a hardware id.
 func sources(addr, hwid string) []string {

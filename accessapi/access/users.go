@@ -88,7 +88,7 @@ func (s *Service) SignUp(ctx context.Context, app *App, req SignUpRequest) (*Use
 	if err := s.checkDevice(ctx, app, u.ID, req.HardwareID); err != nil {
 		return nil, err
 	}
-	s.throttle.remember(ctx, throttleKey("account", app.ID, UsernameKey(u.Username)), addr, deviceSource(app, req.HardwareID))
+	s.throttle.remember(ctx, throttleKey("account", app.ID, UsernameKey(u.Username)), addr, deviceSource(app, req.HardwareID), u.ID)
 	return &UserView{ID: u.ID, AppID: app.ID, Username: u.Username}, nil
 }
 

@@ -1,8 +1,11 @@
 package dashboard
 
 import (
+	"errors"
 	"net/http"
 	"time"
+
+	"go.uber.org/zap"
 
 	"github.com/appaccess/appaccess/accessapi/access"
 )
@@ -27,14 +30,25 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 	}
 	token, sess, err := svc.SignInAdmin(r.Context(), r.PostFormValue("username"), r.PostFormValue("password"), r.PostFormValue("code"))
 	if err != nil {
-		if e, ok := err.(*access.Error); ok && e.Code == access.CodeInvalidCredentials {
+		var fault *access.SignInFault
+		if errors.As(err, &fault) {
+			// The client is answered as for a wrong password; only the
+			// operator learns the cause (no secret in it).
+			s.cfg.Logger.Error("dashboard sign-in failed on the server's side; the administrator cannot sign in until it is fixed (another file key? run admins totp-disable and enrol again)",
+				zap.String("username", fault.Username), zap.Error(fault.Cause))
+		}
+		var e *access.Error
+		if errors.As(err, &e) && e.Code == access.CodeInvalidCredentials {
 			s.render(w, r, http.StatusUnauthorized, "signin", page{Title: "Sign in", Error: e.Detail})
 			return
 		}
 		s.renderError(w, r, err)
 		return
 	}
-	s.setSessionCookie(w, r, token, sess.ExpiresAt)
+	// The cookie lasts the session's longest life; the idle timeout is
+	// the server's to enforce (a cookie cannot be moved on without a write
+	// to every answer).
+	s.setSessionCookie(w, r, token, sess.CreatedAt.Add(access.AdminSessionTTL))
 	http.Redirect(w, r, s.cfg.Prefix+"/", http.StatusSeeOther)
 }
 

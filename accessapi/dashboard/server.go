@@ -73,8 +73,10 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// ServeHTTP serves a request whose path starts with the prefix.
+// ServeHTTP serves a request whose path starts with the prefix; every
+// answer over TLS carries HSTS.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	setStrictTransportSecurity(w, r)
 	r = r.WithContext(access.WithClientAddress(r.Context(), s.cfg.ClientIP(r)))
 	if strings.HasPrefix(r.URL.Path, s.cfg.Prefix+"/api/") {
 		// A seller key's request comes from a shop's server, with no

@@ -113,6 +113,12 @@ func (s *Store) AdminSessionByHash(ctx context.Context, tokenHash string) (*acce
 	return &access.AdminSession{TokenHash: d.TokenHash, Username: d.Username, CreatedAt: d.CreatedAt.UTC(), ExpiresAt: d.ExpiresAt.UTC()}, nil
 }
 
+// SetAdminSessionExpiry implements access.AdminStore: a single-field set
+// whose last write wins, never an upsert.
+func (s *Store) SetAdminSessionExpiry(ctx context.Context, tokenHash string, expiresAt time.Time) error {
+	return s.setExisting(ctx, collAdminSess, bsonEq("_id", tokenHash), bsonEq("expires_at", expiresAt))
+}
+
 // DeleteAdminSession implements access.AdminStore.
 func (s *Store) DeleteAdminSession(ctx context.Context, tokenHash string) error {
 	return s.deleteExisting(ctx, collAdminSess, bsonEq("_id", tokenHash))

@@ -50,30 +50,43 @@ func (s *Store) DeleteFailuresBefore(ctx context.Context, t time.Time) (int64, e
 	return res.DeletedCount, nil
 }
 
-// knownSourceDoc records that a source logged in to an account; its _id is
-// "<key>/<source>", so recording it again is a harmless duplicate.
+// knownSourceDoc records that a source logged in to an account as an
+// owner; its _id is "<key>/<source>/<owner>", so recording it again is a
+// harmless duplicate, each owner's record is an insert of its own (no
+// update, which FerretDB does not make atomic), and an account's source is
+// read as a range of _id. Documents written before sources had owners
+// ("<key>/<source>") are outside every such range: inert.
 type knownSourceDoc struct {
-	ID string    `bson:"_id"`
-	At time.Time `bson:"at"`
+	ID    string    `bson:"_id"`
+	Owner string    `bson:"owner"`
+	At    time.Time `bson:"at"`
 }
 
 // AddKnownSource implements access.AttemptStore.
-func (s *Store) AddKnownSource(ctx context.Context, key, source string, at time.Time) error {
-	err := s.insert(ctx, collKnownSources, knownSourceDoc{ID: key + "/" + source, At: at})
+func (s *Store) AddKnownSource(ctx context.Context, key, source, owner string, at time.Time) error {
+	err := s.insert(ctx, collKnownSources, knownSourceDoc{ID: key + "/" + source + "/" + owner, Owner: owner, At: at})
 	if isDuplicate(err) {
 		return nil
 	}
 	return err
 }
 
-// IsKnownSource implements access.AttemptStore.
-func (s *Store) IsKnownSource(ctx context.Context, key, source string) (bool, error) {
-	var d knownSourceDoc
-	err := s.byID(ctx, collKnownSources, key+"/"+source, &d)
-	if isNotFound(err) {
-		return false, nil
+// KnownSourceOwners implements access.AttemptStore: the _ids from
+// "<key>/<source>/" up to "<key>/<source>0" ('0' follows '/').
+func (s *Store) KnownSourceOwners(ctx context.Context, key, source string) ([]string, error) {
+	prefix := key + "/" + source
+	filter := bson.D{{Key: "_id", Value: bson.D{{Key: "$gt", Value: prefix + "/"}, {Key: "$lt", Value: prefix + "0"}}}}
+	var docs []knownSourceDoc
+	if err := findAll(ctx, s.c(collKnownSources), filter, options.Find().SetProjection(bson.D{{Key: "owner", Value: 1}}), &docs); err != nil {
+		return nil, err
 	}
-	return err == nil, err
+	owners := make([]string, 0, len(docs))
+	for _, d := range docs {
+		if d.ID == prefix+"/"+d.Owner { // not another key's or source's that has a '/'
+			owners = append(owners, d.Owner)
+		}
+	}
+	return owners, nil
 }
 
 var _ access.AttemptStore = (*Store)(nil)

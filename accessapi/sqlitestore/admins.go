@@ -93,6 +93,11 @@ func (s *Store) AdminSessionByHash(ctx context.Context, tokenHash string) (*acce
 	return &as, nil
 }
 
+// SetAdminSessionExpiry implements access.AdminStore.
+func (s *Store) SetAdminSessionExpiry(ctx context.Context, tokenHash string, expiresAt time.Time) error {
+	return mustAffect(s.exec(ctx, `UPDATE admin_sessions SET expires_at = ? WHERE token_hash = ?`, ms(expiresAt), tokenHash))
+}
+
 // DeleteAdminSession implements access.AdminStore.
 func (s *Store) DeleteAdminSession(ctx context.Context, tokenHash string) error {
 	return mustAffect(s.exec(ctx, `DELETE FROM admin_sessions WHERE token_hash = ?`, tokenHash))

@@ -64,6 +64,17 @@ func testAdminSessions(t *testing.T, s access.Store) {
 	if got.Username != "alice" || !got.ExpiresAt.Equal(epoch.Add(time.Hour)) {
 		t.Fatalf("session = %+v", got)
 	}
+	// The idle end moves; a session that is gone is not brought back.
+	must(t, s.SetAdminSessionExpiry(ctx, "h1", epoch.Add(2*time.Hour)))
+	if got, err := s.AdminSessionByHash(ctx, "h1"); err != nil || !got.ExpiresAt.Equal(epoch.Add(2*time.Hour)) || !got.CreatedAt.Equal(epoch) {
+		t.Fatalf("after SetAdminSessionExpiry: %+v, %v", got, err)
+	}
+	if err := s.SetAdminSessionExpiry(ctx, "nope", epoch); !errors.Is(err, access.ErrNotFound) {
+		t.Fatalf("SetAdminSessionExpiry of no session: %v, want ErrNotFound", err)
+	}
+	if _, err := s.AdminSessionByHash(ctx, "nope"); !errors.Is(err, access.ErrNotFound) {
+		t.Fatalf("SetAdminSessionExpiry created a session: %v", err)
+	}
 	must(t, s.DeleteAdminSession(ctx, "h1"))
 	if err := s.DeleteAdminSession(ctx, "h1"); !errors.Is(err, access.ErrNotFound) {
 		t.Fatalf("deleting twice: %v, want ErrNotFound", err)

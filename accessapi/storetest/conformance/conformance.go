@@ -46,6 +46,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"SetAccountPassword_ReplacesTheHash", testAccountPassword},
 		{"UserSessions_OldestFirst", testUserSessions},
 		{"Attempts_CountedPerKeyClearedAndPruned", testAttempts},
+		{"KnownSources_AreNotInheritedByTheNextUserOfADeletedUsersName", testKnownSourcesOfADeletedUser},
 		{"AuditLog_TakenIDIsDuplicateEntriesKeptWhole", testAuditEntries},
 		{"AuditLog_FilteredPagesVisitEveryMatchOnce", testAuditPaging},
 		{"AuditLog_DeleteBeforeKeepsNewerEntries", testAuditPruning},

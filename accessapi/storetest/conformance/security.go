@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -72,7 +74,7 @@ func testUserSessions(t *testing.T, s access.Store) {
 
 // testAttempts: failures are counted per key within a window, sixteen
 // concurrent ones all counted, and pruned by age; known sources are
-// remembered once.
+// remembered once per owner, and read per account and source exactly.
 func testAttempts(t *testing.T, s access.Store) {
 	ctx := context.Background()
 	errs := race(16, func(i int) error { return s.AddFailure(ctx, "k1", epoch.Add(time.Duration(i)*time.Second)) })
@@ -98,15 +100,30 @@ func testAttempts(t *testing.T, s access.Store) {
 		t.Fatalf("pruned %d; left k2 %d, k1 %d; want 2, 0, 15", pruned, n2, n1)
 	}
 
-	if ok, err := s.IsKnownSource(ctx, "acct", "src"); err != nil || ok {
-		t.Fatalf("an unknown source: %v %v", ok, err)
+	owners := func(key, source string) string {
+		t.Helper()
+		got, err := s.KnownSourceOwners(ctx, key, source)
+		must(t, err)
+		slices.Sort(got)
+		return strings.Join(got, " ")
 	}
-	must(t, s.AddKnownSource(ctx, "acct", "src", epoch))
-	must(t, s.AddKnownSource(ctx, "acct", "src", epoch.Add(time.Hour))) // again: no error
-	if ok, err := s.IsKnownSource(ctx, "acct", "src"); err != nil || !ok {
-		t.Fatalf("a known source: %v %v", ok, err)
+	if got := owners("acct", "src"); got != "" {
+		t.Fatalf("an unknown source has owners %q", got)
 	}
-	if ok, _ := s.IsKnownSource(ctx, "other", "src"); ok {
-		t.Fatal("a source known to one account is known to another")
+	must(t, s.AddKnownSource(ctx, "acct", "src", "u1", epoch))
+	must(t, s.AddKnownSource(ctx, "acct", "src", "u1", epoch.Add(time.Hour))) // again: no error
+	// The name's next user logs in from the same source: recorded too.
+	must(t, s.AddKnownSource(ctx, "acct", "src", "u2", epoch.Add(2*time.Hour)))
+	must(t, s.AddKnownSource(ctx, "acct", "src2", "u3", epoch))
+	must(t, s.AddKnownSource(ctx, "acct", "src/x", "u4", epoch))
+	must(t, s.AddKnownSource(ctx, "acct/src", "x", "u5", epoch))
+	if got := owners("acct", "src"); got != "u1 u2" {
+		t.Fatalf("owners of a known source %q, want \"u1 u2\"", got)
+	}
+	if got := owners("other", "src"); got != "" {
+		t.Fatalf("a source known to one account is known to another, as %q", got)
+	}
+	if got := owners("acct", "sr"); got != "" {
+		t.Fatalf("a source's prefix is known, as %q", got)
 	}
 }
