@@ -36,27 +36,17 @@ func (s *Store) DeleteFailuresBefore(ctx context.Context, t time.Time) (int64, e
 	return n, mapErr(err)
 }
 
-// A known source is a row of known_sources whose key column is
-// "<account key>/<source>" and whose source column is the owner it logged
-// in as, so an account's source is read on the primary key's prefix.
-// Rows written before sources had owners (the account key alone, and the
-// source) match no such key: they are inert, and a returning user's
-// source is known again after its next login.
-
-// knownSourceKey is the key column of an account's source.
-func knownSourceKey(key, source string) string { return key + "/" + source }
-
 // AddKnownSource implements access.AttemptStore; recording a source again
 // for the same owner keeps the first time.
 func (s *Store) AddKnownSource(ctx context.Context, key, source, owner string, at time.Time) error {
-	_, err := s.exec(ctx, `INSERT INTO known_sources (key, source, at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`,
-		knownSourceKey(key, source), owner, ms(at))
+	_, err := s.exec(ctx, `INSERT INTO known_sources (key, source, owner, at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+		key, source, owner, ms(at))
 	return err
 }
 
 // KnownSourceOwners implements access.AttemptStore.
 func (s *Store) KnownSourceOwners(ctx context.Context, key, source string) ([]string, error) {
-	rows, err := s.query(ctx, `SELECT source FROM known_sources WHERE key = ?`, knownSourceKey(key, source))
+	rows, err := s.query(ctx, `SELECT owner FROM known_sources WHERE key = ? AND source = ?`, key, source)
 	if err != nil {
 		return nil, mapErr(err)
 	}

@@ -438,6 +438,21 @@ CREATE TABLE event_journal (
 ) STRICT, WITHOUT ROWID;
 CREATE INDEX event_journal_by_at ON event_journal (at, id);
 `,
+	// 14: a known source belongs to the owner that logged in from it (a
+	// user ID, or an administrator's incarnation), not to the username,
+	// which a deleted user leaves to the next. Sources recorded without an
+	// owner cannot be given one: they are dropped, and a returning user's
+	// source is known again after its next login.
+	`
+DROP TABLE known_sources;
+CREATE TABLE known_sources (
+	key TEXT NOT NULL,
+	source TEXT NOT NULL,
+	owner TEXT NOT NULL,
+	at INTEGER NOT NULL,
+	PRIMARY KEY (key, source, owner)
+) STRICT, WITHOUT ROWID;
+`,
 }
 
 // SchemaVersion is the schema version this build writes.
