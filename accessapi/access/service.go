@@ -25,7 +25,8 @@ type Config struct {
 	// CacheEntries bounds each cache (sessions, user states, applications,
 	// devices, credentials). Default 125000: 100,000 active users with a
 	// quarter to spare, since a working set larger than the bound evicts
-	// what it reads next (about 55 MiB of heap for 100,000 users).
+	// what it reads next (about 60 MiB of heap for 100,000 users:
+	// TestCaches_OneHundredThousandUsersFitTheMemoryBudget).
 	// While a change feed is followed (FeedTailer), entries stay until the
 	// feed evicts them or this bound displaces them.
 	CacheEntries int
@@ -34,7 +35,8 @@ type Config struct {
 	// HashConcurrency bounds concurrent password hashes. Default GOMAXPROCS.
 	HashConcurrency int
 	// HashQueue bounds the password checks waiting for one of those
-	// slots; more are refused at once with 503. Default 8 × HashConcurrency.
+	// slots; more are refused at once with 503. Default
+	// DefaultHashQueuePerSlot × HashConcurrency.
 	HashQueue int
 	// FileKey encrypts files marked encrypted (AES-256-GCM); nil disables
 	// encrypted uploads. Keys derived from it seal the applications'
