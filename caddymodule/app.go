@@ -52,8 +52,11 @@ type App struct {
 
 	// FileKey is the base64 encoding of the 32-byte key that encrypts files
 	// marked encrypted. Placeholders are expanded. When empty, a key file
-	// (file.key, mode 0600) in DataDir is used, created on first start.
-	// Several instances sharing one database must share this key.
+	// (file.key, mode 0600) in DataDir is used, created at the first start
+	// of a store that holds no data; when the store (SQLite or MongoDB)
+	// holds data and the key file is missing, the start fails (restore the
+	// file): a new key could not open what the lost one sealed. Several
+	// instances sharing one database must share this key.
 	FileKey string `json:"file_key,omitempty"`
 
 	// Staleness bounds how long an instance may act on data another
@@ -207,8 +210,14 @@ func (a *App) Start() error {
 		store = ms
 		a.logger.Info("using MongoDB", zap.String("database", a.Database))
 	}
-	fileKey, err := a.loadFileKey()
+	keyCtx, cancelKey := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancelKey()
+	fileKey, err := a.loadFileKey(keyCtx, store)
 	if err != nil {
+		var lost *lostFileKeyError
+		if errors.As(err, &lost) {
+			return err
+		}
 		if a.fileKey == "" {
 			// The key comes from the data folder's key file: name it, not
 			// a file_key the operator never set.
@@ -353,7 +362,12 @@ func (a *App) serving() (*running, error) {
 // fileKeyName is the key file in data_dir, used when file_key is not set.
 const fileKeyName = "file.key"
 
-func (a *App) loadFileKey() ([]byte, error) {
+// loadFileKey returns file_key, else the data folder's key file. It makes
+// a new key file only for a store that holds no data (a fresh store): in
+// any other the secrets are sealed with the lost key, which a new one
+// cannot open, so a missing key file stops the start instead
+// (lostFileKeyError).
+func (a *App) loadFileKey(ctx context.Context, store access.Store) ([]byte, error) {
 	if a.fileKey != "" {
 		return decodeFileKey(a.fileKey)
 	}
@@ -367,6 +381,15 @@ func (a *App) loadFileKey() ([]byte, error) {
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
+	if h, ok := store.(access.DataHolder); ok {
+		holds, err := h.HoldsData(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if holds {
+			return nil, &lostFileKeyError{path: path, mongo: a.uri != ""}
+		}
+	}
 	if err := os.MkdirAll(a.dataDir, 0o700); err != nil {
 		return nil, err
 	}
@@ -376,7 +399,7 @@ func (a *App) loadFileKey() ([]byte, error) {
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if errors.Is(err, os.ErrExist) { // another instance wrote it first
-		return a.loadFileKey()
+		return a.loadFileKey(ctx, store)
 	}
 	if err != nil {
 		return nil, err
@@ -386,6 +409,23 @@ func (a *App) loadFileKey() ([]byte, error) {
 		err = cerr
 	}
 	return key, err
+}
+
+// lostFileKeyError stops the start of a store that holds data when no
+// file_key is set and the data folder has no key file.
+type lostFileKeyError struct {
+	path  string
+	mongo bool
+}
+
+func (e *lostFileKeyError) Error() string {
+	store := "the database next to it"
+	if e.mongo {
+		store = "the MongoDB database"
+	}
+	return "app_access: the file key " + e.path + " is missing but " + store + " holds data sealed with it: " +
+		"restore that file from a backup (or set file_key to the key); no new key is made, as it could not open " +
+		"the encrypted files, signing keys, webhook secrets and TOTP secrets"
 }
 
 func decodeFileKey(s string) ([]byte, error) {
