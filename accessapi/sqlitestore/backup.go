@@ -27,6 +27,14 @@ func (s *Store) Backup(ctx context.Context, path string) error {
 	if err != nil {
 		return err
 	}
+	dir := filepath.Dir(path)
+	if fi, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return &access.BackupFolderError{Dir: dir, Reason: "does not exist"}
+	} else if err != nil {
+		return folderError(dir, err)
+	} else if !fi.IsDir() {
+		return &access.BackupFolderError{Dir: dir, Reason: "is not a folder"}
+	}
 	if _, err := os.Lstat(path); err == nil {
 		return access.ErrBackupExists
 	} else if !errors.Is(err, fs.ErrNotExist) {
@@ -38,7 +46,7 @@ func (s *Store) Backup(ctx context.Context, path string) error {
 	// An empty file of mode 0600 that VACUUM INTO fills keeps the mode.
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
-		return err
+		return folderError(dir, err)
 	}
 	_ = f.Close()
 	defer os.Remove(tmp)
@@ -61,6 +69,15 @@ func (s *Store) Backup(ctx context.Context, path string) error {
 		return err
 	}
 	return syncFile(filepath.Dir(path))
+}
+
+// folderError is a BackupFolderError for a folder the server may not
+// use, else err.
+func folderError(dir string, err error) error {
+	if errors.Is(err, fs.ErrPermission) {
+		return &access.BackupFolderError{Dir: dir, Reason: "cannot be written by the server (permission denied)"}
+	}
+	return err
 }
 
 // syncFile flushes a file or folder to stable storage.
