@@ -1,7 +1,6 @@
 package caddymodule
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -52,15 +51,6 @@ type cli struct {
 }
 
 func newCLI(in io.Reader, out io.Writer) *cli { return &cli{in: in, out: out} }
-
-// readSecretLine reads one line (a password) from r, without its line end.
-func readSecretLine(r io.Reader) (string, error) {
-	line, err := bufio.NewReader(r).ReadString('\n')
-	if err != nil && !(errors.Is(err, io.EOF) && line != "") {
-		return "", fmt.Errorf("reading the new password from the standard input: %w", err)
-	}
-	return strings.TrimRight(line, "\r\n"), nil
-}
 
 // sourceReader reads what a command sends (a file to upload, an export to
 // import) and keeps its first error other than the end, so that a source

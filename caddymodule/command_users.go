@@ -121,13 +121,14 @@ func (c *cli) usersCommand() *cobra.Command {
 
 	// The new password is read from the standard input, so it stays out
 	// of the shell's history and the process list.
-	resetPassword := action("reset-password USER_ID", "Set a user's password (read from stdin) and end their sessions",
-		func(cl *adminclient.Client, ctx context.Context, app, id string) error {
-			password, err := readSecretLine(c.in)
+	// On a terminal it is read without echo.
+	resetPassword := doneCommand(c, appScoped(&cobra.Command{Use: "reset-password USER_ID", Short: "Set a user's password (read from stdin) and end their sessions", Args: cobra.ExactArgs(1)}, &app),
+		func(cmd *cobra.Command, cl *adminclient.Client, args []string) error {
+			password, err := readPassword(c.in, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
-			return cl.ResetPassword(ctx, app, id, password)
+			return cl.ResetPassword(cmd.Context(), app, args[0], password)
 		})
 
 	activations := listCommand(c, appScoped(&cobra.Command{Use: "activations USER_ID", Short: "List a user's ledger of activations, a page at a time", Args: cobra.ExactArgs(1)}, &app),
