@@ -33,7 +33,8 @@ else the admin address of the config given with --config (adapted as
 caddy's own commands do), else Caddy's default localhost:2019. It may be
 written localhost:2019, http://localhost:2019 or unix//path/to/admin.sock.
 
-Output is a table; --json prints the route's JSON instead. Errors print the
+Output is a table; --json prints the route's JSON instead ({"ok":true}
+for a route that answers no body). Errors print the
 problem's detail and exit non-zero; so does a call the server does not
 answer within --timeout (2m; export, import, backup and files upload wait
 as long as they take).`,

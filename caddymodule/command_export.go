@@ -51,6 +51,11 @@ with "caddy app-access import": the way from one machine to a MongoDB replica se
 		if !bytes.HasPrefix(p.lastLine(), []byte(`{"type":"end"`)) {
 			return fmt.Errorf("the export stopped before its end (see the server's log); %s is incomplete", name)
 		}
+		// Into a file, --json tells it on the standard output (which
+		// the JSON Lines themselves are without FILE).
+		if len(args) == 1 && c.json {
+			return c.printer().writeJSON(doneJSON{OK: true, Path: args[0]})
+		}
 		return nil
 	})
 	return cmd
