@@ -88,7 +88,7 @@ func (c *cli) usersCommand() *cobra.Command {
 	list.Flags().StringVar(&username, "username", "", "find the user with this name")
 	list.Flags().StringVar(&prefix, "prefix", "", "list the users whose name starts with this")
 	list.Flags().StringVar(&after, "after", "", "the cursor of the next page")
-	list.Flags().IntVar(&limit, "limit", 0, "page size (1..1000)")
+	limitFlag(list.Flags(), &limit)
 
 	show := appScoped(&cobra.Command{Use: "show USER_ID", Short: "Show a user", Args: cobra.ExactArgs(1),
 		RunE: c.run(func(cmd *cobra.Command, cl *adminclient.Client, args []string) error {
@@ -136,7 +136,7 @@ func (c *cli) usersCommand() *cobra.Command {
 			return cl.Activations(cmd.Context(), app, args[0], after, limit)
 		})
 	activations.Flags().StringVar(&after, "after", "", "the cursor of the next page")
-	activations.Flags().IntVar(&limit, "limit", 0, "page size (1..1000)")
+	limitFlag(activations.Flags(), &limit)
 
 	users.AddCommand(list, show, ban, grant, resetPassword, activations,
 		action("unban USER_ID", "Lift a ban", (*adminclient.Client).UnbanUser),
