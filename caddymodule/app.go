@@ -100,6 +100,20 @@ type App struct {
 	// Default: 8760h (365 days).
 	AuditRetention caddy.Duration `json:"audit_retention,omitempty"`
 
+	// JournalGrace is how old a record of the event journal must be
+	// before the journal sweeper recovers it (the event of an instance
+	// that stopped between a change and telling its listeners): longer
+	// than any use case takes, so that the record of one still running is
+	// left to it. Default: 1m. At least 10s; a shorter grace could recover
+	// the event of a use case still running.
+	JournalGrace caddy.Duration `json:"journal_grace,omitempty"`
+
+	// JournalSweepInterval is how often the journal sweeper reads the
+	// event journal for records older than journal_grace. A recovered
+	// event is told at most journal_grace plus this after its change.
+	// Default: 10s. At least 1s.
+	JournalSweepInterval caddy.Duration `json:"journal_sweep_interval,omitempty"`
+
 	// HashConcurrency bounds concurrent argon2id hashes. Default: the
 	// number of CPUs.
 	HashConcurrency int `json:"hash_concurrency,omitempty"`
@@ -176,8 +190,15 @@ func (a *App) Validate() error {
 			return fmt.Errorf("file_key: %w", err)
 		}
 	}
-	if a.Staleness < 0 || a.SessionCleanupInterval < 0 || a.AuditRetention < 0 || a.FeedInterval < 0 || a.FeedRetention < 0 || a.CacheEntries < 0 {
-		return errors.New("staleness, session_cleanup_interval, audit_retention, feed_interval, feed_retention and cache_entries must not be negative")
+	if a.Staleness < 0 || a.SessionCleanupInterval < 0 || a.AuditRetention < 0 || a.FeedInterval < 0 || a.FeedRetention < 0 || a.CacheEntries < 0 ||
+		a.JournalGrace < 0 || a.JournalSweepInterval < 0 {
+		return errors.New("staleness, session_cleanup_interval, audit_retention, feed_interval, feed_retention, cache_entries, journal_grace and journal_sweep_interval must not be negative")
+	}
+	if a.JournalGrace != 0 && time.Duration(a.JournalGrace) < minJournalGrace {
+		return fmt.Errorf("journal_grace must be at least %v (0 takes the default, 1m): a shorter grace could recover the event of a use case still running", minJournalGrace)
+	}
+	if a.JournalSweepInterval != 0 && time.Duration(a.JournalSweepInterval) < minJournalSweepInterval {
+		return fmt.Errorf("journal_sweep_interval must be at least %v (0 takes the default, 10s)", minJournalSweepInterval)
 	}
 	return nil
 }
