@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/appaccess/appaccess/accessapi/access"
 )
@@ -19,9 +20,10 @@ var _ access.Backuper = (*Store)(nil)
 
 // Backup implements access.Backuper with VACUUM INTO: one read transaction
 // (a snapshot, which WAL lets writers go on beside) copied into a new
-// file next to path, which is then linked to path, so that path appears
-// only complete and never replaces a file. The copy is a compacted
-// database that Open takes as it is.
+// file next to path, checked with PRAGMA quick_check (checkCopy), then
+// linked to path, so that path appears only complete and checked and
+// never replaces a file. The copy is a compacted database that Open takes
+// as it is.
 func (s *Store) Backup(ctx context.Context, path string) error {
 	path, err := filepath.Abs(path)
 	if err != nil {
@@ -59,6 +61,12 @@ func (s *Store) Backup(ctx context.Context, path string) error {
 	if _, err := db.ExecContext(ctx, `VACUUM INTO ?`, tmp); err != nil {
 		return fmt.Errorf("copying the database: %w", err)
 	}
+	if afterCopy != nil {
+		afterCopy(tmp)
+	}
+	if err := checkCopy(ctx, tmp); err != nil {
+		return err
+	}
 	if err := syncFile(tmp); err != nil {
 		return err
 	}
@@ -69,6 +77,45 @@ func (s *Store) Backup(ctx context.Context, path string) error {
 		return err
 	}
 	return syncFile(filepath.Dir(path))
+}
+
+// afterCopy, when not nil, is given the copy before it is checked (tests
+// damage it).
+var afterCopy func(tmp string)
+
+// checkCopy runs PRAGMA quick_check on a backup's copy, on a read-only
+// connection of its own: a copy that fails it is not kept. quick_check
+// reads every page (about 1.1 s for a database of 1,000,000 licenses and
+// 333,334 users, 740 MiB; see docs/design.md), which is why it runs here
+// and not at every start.
+func checkCopy(ctx context.Context, tmp string) error {
+	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: tmp}).EscapedPath()+"?mode=ro")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	rows, err := db.QueryContext(ctx, `PRAGMA quick_check`)
+	if err != nil {
+		return fmt.Errorf("checking the copy (PRAGMA quick_check): %w", err)
+	}
+	defer rows.Close()
+	var problems []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return fmt.Errorf("checking the copy (PRAGMA quick_check): %w", err)
+		}
+		if line != "ok" && len(problems) < 3 {
+			problems = append(problems, line)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("checking the copy (PRAGMA quick_check): %w", err)
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("the copy failed PRAGMA quick_check (nothing was kept): %s", strings.Join(problems, "; "))
+	}
+	return nil
 }
 
 // folderError is a BackupFolderError for a folder the server may not
