@@ -52,8 +52,11 @@ type App struct {
 
 	// FileKey is the base64 encoding of the 32-byte key that encrypts files
 	// marked encrypted. Placeholders are expanded. When empty, a key file
-	// (file.key, mode 0600) in DataDir is used, created on first start.
-	// Several instances sharing one database must share this key.
+	// (file.key, mode 0600) in DataDir is used, created at the first start
+	// of a store that holds no data; when the store (SQLite or MongoDB)
+	// holds data and the key file is missing, the start fails (restore the
+	// file): a new key could not open what the lost one sealed. Several
+	// instances sharing one database must share this key.
 	FileKey string `json:"file_key,omitempty"`
 
 	// Staleness bounds how long an instance may act on data another
@@ -101,6 +104,20 @@ type App struct {
 	// after this long without a request, to within a minute; a session
 	// in use still ends 12h after its sign-in. Default: 30m; at most 12h.
 	DashboardIdleTimeout caddy.Duration `json:"dashboard_idle_timeout,omitempty"`
+
+	// JournalGrace is how old a record of the event journal must be
+	// before the journal sweeper recovers it (the event of an instance
+	// that stopped between a change and telling its listeners): longer
+	// than any use case takes, so that the record of one still running is
+	// left to it. Default: 1m. At least 10s; a shorter grace could recover
+	// the event of a use case still running.
+	JournalGrace caddy.Duration `json:"journal_grace,omitempty"`
+
+	// JournalSweepInterval is how often the journal sweeper reads the
+	// event journal for records older than journal_grace. A recovered
+	// event is told at most journal_grace plus this after its change.
+	// Default: 10s. At least 1s.
+	JournalSweepInterval caddy.Duration `json:"journal_sweep_interval,omitempty"`
 
 	// HashConcurrency bounds concurrent argon2id hashes. Default: the
 	// number of CPUs.
@@ -178,8 +195,15 @@ func (a *App) Validate() error {
 			return fmt.Errorf("file_key: %w", err)
 		}
 	}
-	if a.Staleness < 0 || a.SessionCleanupInterval < 0 || a.AuditRetention < 0 || a.FeedInterval < 0 || a.FeedRetention < 0 || a.CacheEntries < 0 {
-		return errors.New("staleness, session_cleanup_interval, audit_retention, feed_interval, feed_retention and cache_entries must not be negative")
+	if a.Staleness < 0 || a.SessionCleanupInterval < 0 || a.AuditRetention < 0 || a.FeedInterval < 0 || a.FeedRetention < 0 || a.CacheEntries < 0 ||
+		a.JournalGrace < 0 || a.JournalSweepInterval < 0 {
+		return errors.New("staleness, session_cleanup_interval, audit_retention, feed_interval, feed_retention, cache_entries, journal_grace and journal_sweep_interval must not be negative")
+	}
+	if a.JournalGrace != 0 && time.Duration(a.JournalGrace) < minJournalGrace {
+		return fmt.Errorf("journal_grace must be at least %v (0 takes the default, 1m): a shorter grace could recover the event of a use case still running", minJournalGrace)
+	}
+	if a.JournalSweepInterval != 0 && time.Duration(a.JournalSweepInterval) < minJournalSweepInterval {
+		return fmt.Errorf("journal_sweep_interval must be at least %v (0 takes the default, 10s)", minJournalSweepInterval)
 	}
 	if a.DashboardIdleTimeout < 0 || time.Duration(a.DashboardIdleTimeout) > access.AdminSessionTTL {
 		return fmt.Errorf("dashboard_idle_timeout must be between 0 (the default, 30m) and %v", access.AdminSessionTTL)
@@ -215,8 +239,14 @@ func (a *App) Start() error {
 		store = ms
 		a.logger.Info("using MongoDB", zap.String("database", a.Database))
 	}
-	fileKey, err := a.loadFileKey()
+	keyCtx, cancelKey := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancelKey()
+	fileKey, err := a.loadFileKey(keyCtx, store)
 	if err != nil {
+		var lost *lostFileKeyError
+		if errors.As(err, &lost) {
+			return err
+		}
 		if a.fileKey == "" {
 			// The key comes from the data folder's key file: name it, not
 			// a file_key the operator never set.
@@ -362,7 +392,12 @@ func (a *App) serving() (*running, error) {
 // fileKeyName is the key file in data_dir, used when file_key is not set.
 const fileKeyName = "file.key"
 
-func (a *App) loadFileKey() ([]byte, error) {
+// loadFileKey returns file_key, else the data folder's key file. It makes
+// a new key file only for a store that holds no data (a fresh store): in
+// any other the secrets are sealed with the lost key, which a new one
+// cannot open, so a missing key file stops the start instead
+// (lostFileKeyError).
+func (a *App) loadFileKey(ctx context.Context, store access.Store) ([]byte, error) {
 	if a.fileKey != "" {
 		return decodeFileKey(a.fileKey)
 	}
@@ -376,6 +411,15 @@ func (a *App) loadFileKey() ([]byte, error) {
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
+	if h, ok := store.(access.DataHolder); ok {
+		holds, err := h.HoldsData(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if holds {
+			return nil, &lostFileKeyError{path: path, mongo: a.uri != ""}
+		}
+	}
 	if err := os.MkdirAll(a.dataDir, 0o700); err != nil {
 		return nil, err
 	}
@@ -385,7 +429,7 @@ func (a *App) loadFileKey() ([]byte, error) {
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if errors.Is(err, os.ErrExist) { // another instance wrote it first
-		return a.loadFileKey()
+		return a.loadFileKey(ctx, store)
 	}
 	if err != nil {
 		return nil, err
@@ -395,6 +439,23 @@ func (a *App) loadFileKey() ([]byte, error) {
 		err = cerr
 	}
 	return key, err
+}
+
+// lostFileKeyError stops the start of a store that holds data when no
+// file_key is set and the data folder has no key file.
+type lostFileKeyError struct {
+	path  string
+	mongo bool
+}
+
+func (e *lostFileKeyError) Error() string {
+	store := "the database next to it"
+	if e.mongo {
+		store = "the MongoDB database"
+	}
+	return "app_access: the file key " + e.path + " is missing but " + store + " holds data sealed with it: " +
+		"restore that file from a backup (or set file_key to the key); no new key is made, as it could not open " +
+		"the encrypted files, signing keys, webhook secrets and TOTP secrets"
 }
 
 func decodeFileKey(s string) ([]byte, error) {

@@ -40,6 +40,8 @@ func init() {
 //		session_cleanup_interval <duration>
 //		audit_retention          <duration>
 //		dashboard_idle_timeout   <duration>
+//		journal_grace            <duration>
+//		journal_sweep_interval   <duration>
 //		hash_concurrency         <n>
 //		hash_queue               <n>
 //		throttle {
@@ -105,14 +107,14 @@ func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.Errf("%s: %v", key, err)
 			}
 			a.CredentialCacheTTL = caddy.Duration(dur)
-		case "staleness", "session_cleanup_interval", "feed_interval", "feed_retention", "audit_retention", "dashboard_idle_timeout":
+		case "staleness", "session_cleanup_interval", "feed_interval", "feed_retention", "audit_retention", "dashboard_idle_timeout", "journal_grace", "journal_sweep_interval":
 			dur, err := caddy.ParseDuration(arg)
 			if err != nil {
 				return d.Errf("%s: %v", key, err)
 			}
 			*map[string]*caddy.Duration{"staleness": &a.Staleness, "session_cleanup_interval": &a.SessionCleanupInterval,
 				"feed_interval": &a.FeedInterval, "feed_retention": &a.FeedRetention, "audit_retention": &a.AuditRetention,
-				"dashboard_idle_timeout": &a.DashboardIdleTimeout}[key] = caddy.Duration(dur)
+				"dashboard_idle_timeout": &a.DashboardIdleTimeout, "journal_grace": &a.JournalGrace, "journal_sweep_interval": &a.JournalSweepInterval}[key] = caddy.Duration(dur)
 		case "cache_entries":
 			n, err := strconv.Atoi(arg)
 			if err != nil || n < 1 {

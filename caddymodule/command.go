@@ -1,7 +1,6 @@
 package caddymodule
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -34,7 +33,8 @@ else the admin address of the config given with --config (adapted as
 caddy's own commands do), else Caddy's default localhost:2019. It may be
 written localhost:2019, http://localhost:2019 or unix//path/to/admin.sock.
 
-Output is a table; --json prints the route's JSON instead. Errors print the
+Output is a table; --json prints the route's JSON instead ({"ok":true}
+for a route that answers no body). Errors print the
 problem's detail and exit non-zero; so does a call the server does not
 answer within --timeout (2m; export, import, backup and files upload wait
 as long as they take).`,
@@ -52,15 +52,6 @@ type cli struct {
 }
 
 func newCLI(in io.Reader, out io.Writer) *cli { return &cli{in: in, out: out} }
-
-// readSecretLine reads one line (a password) from r, without its line end.
-func readSecretLine(r io.Reader) (string, error) {
-	line, err := bufio.NewReader(r).ReadString('\n')
-	if err != nil && !(errors.Is(err, io.EOF) && line != "") {
-		return "", fmt.Errorf("reading the new password from the standard input: %w", err)
-	}
-	return strings.TrimRight(line, "\r\n"), nil
-}
 
 // sourceReader reads what a command sends (a file to upload, an export to
 // import) and keeps its first error other than the end, so that a source

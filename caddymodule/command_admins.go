@@ -32,7 +32,7 @@ func (c *cli) adminsCommand() *cobra.Command {
 	admins.AddCommand(
 		showCommand(c, named(&cobra.Command{Use: "create", Short: "Create an administrator; the password is read from stdin", Args: cobra.NoArgs}),
 			adminColumns, func(cmd *cobra.Command, cl *adminclient.Client, _ []string) (*wire.Admin, error) {
-				password, err := readSecretLine(c.in)
+				password, err := readPassword(c.in, cmd.ErrOrStderr())
 				if err != nil {
 					return nil, err
 				}

@@ -52,7 +52,7 @@ func (c *cli) auditCommand() *cobra.Command {
 	f.StringVar(&since, "since", "", "only entries at or after this RFC 3339 time")
 	f.StringVar(&until, "until", "", "only entries before this RFC 3339 time")
 	f.StringVar(&after, "after", "", "the cursor of the next page")
-	f.IntVar(&limit, "limit", 0, "page size (1..1000)")
+	limitFlag(f, &limit)
 	return cmd
 }
 

@@ -51,6 +51,11 @@ with "caddy app-access import": the way from one machine to a MongoDB replica se
 		if !bytes.HasPrefix(p.lastLine(), []byte(`{"type":"end"`)) {
 			return fmt.Errorf("the export stopped before its end (see the server's log); %s is incomplete", name)
 		}
+		// Into a file, --json tells it on the standard output (which
+		// the JSON Lines themselves are without FILE).
+		if len(args) == 1 && c.json {
+			return c.printer().writeJSON(doneJSON{OK: true, Path: args[0]})
+		}
 		return nil
 	})
 	return cmd
@@ -113,7 +118,9 @@ func (c *cli) backupCommand() *cobra.Command {
 		Short: "Copy the embedded SQLite database to FILE, a new file on the server's machine, while it serves",
 		Long: `Have the server copy its embedded SQLite database (a consistent snapshot, taken
 while it keeps serving) to FILE, a new file of mode 0600 on the server's machine; a
-relative FILE is taken from this folder. An existing file is never overwritten.
+relative FILE is taken from this folder. The copy is checked (PRAGMA quick_check)
+before it appears. An existing file is never overwritten; a folder that does not
+exist is refused, not created.
 The copy holds no file key: keep the data folder's file.key (or file_key) with it.
 
 To restore, stop the server, delete app_access.db-wal and app_access.db-shm from

@@ -121,14 +121,16 @@ func TestCommand_BackupCopiesTheSQLiteDatabaseAndPointsMongoToMongodump(t *testi
 	if !bytes.Equal(conformance.Export(t, restored), conformance.Export(t, source)) {
 		t.Fatal("the restored backup differs from the store")
 	}
+	missing := filepath.Join(dir, "missing")
 	for _, tc := range []struct {
-		name, addr, want string
+		name, addr, path, want string
 	}{
-		{"ExistingFileIsRefused", a.Addr, "exists"},
-		{"MongoDBPointsToMongodump", newCmdServer(t).Addr, "mongodump"},
+		{"ExistingFileIsRefused", a.Addr, path, "exists"},
+		{"MissingFolderIsNamed", a.Addr, filepath.Join(missing, "copy.db"), "the folder " + missing + " does not exist"},
+		{"MongoDBPointsToMongodump", newCmdServer(t).Addr, path, "mongodump"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out, err := runCommand(t, "--address", tc.addr, "backup", path)
+			out, err := runCommand(t, "--address", tc.addr, "backup", tc.path)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("backup: %v (%s), want an error saying %q", err, out, tc.want)
 			}

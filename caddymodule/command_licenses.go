@@ -107,7 +107,7 @@ func (c *cli) licensesCommand() *cobra.Command {
 	list.Flags().StringVar(&used, "used", "", "true or false: only used or unused licenses")
 	list.Flags().StringVar(&after, "after", "", "the cursor of the next page")
 	list.Flags().StringVar(&code, "code", "", "find the license with this code")
-	list.Flags().IntVar(&limit, "limit", 0, "page size (1..1000)")
+	limitFlag(list.Flags(), &limit)
 	// --code finds one license: a filter or a page given with it would
 	// be ignored without a word.
 	for _, other := range []string{"used", "limit", "after"} {

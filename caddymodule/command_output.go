@@ -78,10 +78,21 @@ func printPage[T wire.Listable](p printer, page *wire.Page[T], cols []column[T])
 	return nil
 }
 
-// printDone reports a route that answers no body.
+// printDone reports a route that answers no body: "done", or in JSON
+// {"ok":true}, so that every command's JSON output parses.
 func printDone(p printer) error {
+	if p.json {
+		return p.writeJSON(doneJSON{OK: true})
+	}
 	_, err := fmt.Fprintln(p.out, "done")
 	return err
+}
+
+// doneJSON is the JSON output of a command whose route answers no body
+// (Path: of a command that wrote a file).
+type doneJSON struct {
+	OK   bool   `json:"ok"`
+	Path string `json:"path,omitempty"`
 }
 
 // The cell formats.

@@ -88,7 +88,7 @@ func (c *cli) usersCommand() *cobra.Command {
 	list.Flags().StringVar(&username, "username", "", "find the user with this name")
 	list.Flags().StringVar(&prefix, "prefix", "", "list the users whose name starts with this")
 	list.Flags().StringVar(&after, "after", "", "the cursor of the next page")
-	list.Flags().IntVar(&limit, "limit", 0, "page size (1..1000)")
+	limitFlag(list.Flags(), &limit)
 
 	show := appScoped(&cobra.Command{Use: "show USER_ID", Short: "Show a user", Args: cobra.ExactArgs(1),
 		RunE: c.run(func(cmd *cobra.Command, cl *adminclient.Client, args []string) error {
@@ -121,13 +121,14 @@ func (c *cli) usersCommand() *cobra.Command {
 
 	// The new password is read from the standard input, so it stays out
 	// of the shell's history and the process list.
-	resetPassword := action("reset-password USER_ID", "Set a user's password (read from stdin) and end their sessions",
-		func(cl *adminclient.Client, ctx context.Context, app, id string) error {
-			password, err := readSecretLine(c.in)
+	// On a terminal it is read without echo.
+	resetPassword := doneCommand(c, appScoped(&cobra.Command{Use: "reset-password USER_ID", Short: "Set a user's password (read from stdin) and end their sessions", Args: cobra.ExactArgs(1)}, &app),
+		func(cmd *cobra.Command, cl *adminclient.Client, args []string) error {
+			password, err := readPassword(c.in, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
-			return cl.ResetPassword(ctx, app, id, password)
+			return cl.ResetPassword(cmd.Context(), app, args[0], password)
 		})
 
 	activations := listCommand(c, appScoped(&cobra.Command{Use: "activations USER_ID", Short: "List a user's ledger of activations, a page at a time", Args: cobra.ExactArgs(1)}, &app),
@@ -135,7 +136,7 @@ func (c *cli) usersCommand() *cobra.Command {
 			return cl.Activations(cmd.Context(), app, args[0], after, limit)
 		})
 	activations.Flags().StringVar(&after, "after", "", "the cursor of the next page")
-	activations.Flags().IntVar(&limit, "limit", 0, "page size (1..1000)")
+	limitFlag(activations.Flags(), &limit)
 
 	users.AddCommand(list, show, ban, grant, resetPassword, activations,
 		action("unban USER_ID", "Lift a ban", (*adminclient.Client).UnbanUser),

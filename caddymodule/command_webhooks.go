@@ -62,7 +62,7 @@ func (c *cli) webhooksCommand() *cobra.Command {
 			return cl.Deliveries(cmd.Context(), app, args[0], after, limit)
 		})
 	deliveries.Flags().StringVar(&after, "after", "", "the cursor of the next page")
-	deliveries.Flags().IntVar(&limit, "limit", 0, "page size (1..1000)")
+	limitFlag(deliveries.Flags(), &limit)
 	rotate := appScoped(&cobra.Command{Use: "rotate-secret WEBHOOK_ID",
 		Short: "Give an endpoint a new signing secret, printed once; the old one keeps signing for the overlap", Args: cobra.ExactArgs(1)}, &app)
 	rotate.Flags().DurationVar(&overlap, "overlap", access.DefaultWebhookSecretOverlap,

@@ -17,6 +17,20 @@ type Backuper interface {
 // ErrBackupExists refuses a backup over an existing file.
 var ErrBackupExists = errors.New("the backup file exists")
 
+// BackupFolderError refuses a backup into a folder the server cannot
+// write a file into: one that does not exist, is not a folder, or denies
+// the server.
+type BackupFolderError struct {
+	// Dir is the folder, absolute, on the server's machine.
+	Dir string
+	// Reason says what is wrong with it ("does not exist").
+	Reason string
+}
+
+func (e *BackupFolderError) Error() string {
+	return "the backup folder " + e.Dir + " " + e.Reason
+}
+
 // Backup copies the store to path on the server's machine. A store that
 // cannot (MongoDB) is refused with a pointer to its own tools.
 func (s *Service) Backup(ctx context.Context, path string) error {
@@ -29,6 +43,11 @@ func (s *Service) Backup(ctx context.Context, path string) error {
 		return Invalid(FieldError{Field: "path", Message: "must name the new backup file"})
 	}
 	err := b.Backup(ctx, path)
+	var folder *BackupFolderError
+	if errors.As(err, &folder) {
+		return Invalid(FieldError{Field: "path", Message: "the folder " + folder.Dir + " " + folder.Reason +
+			" on the server's machine; create it (or choose another) first"})
+	}
 	if errors.Is(err, ErrBackupExists) {
 		return Refusal(CodeConflict, "The backup file exists already: choose a new name (a backup never overwrites a file).")
 	}

@@ -17,7 +17,6 @@ import (
 // error after the first byte cannot become a problem: the stream stops
 // without its end record, which an import refuses.
 func (h *Handler) export(w http.ResponseWriter, r *http.Request, svc *access.Service) error {
-	noDeadlines(w)
 	w.Header().Set("Content-Type", wire.ExportMediaType)
 	w.Header().Set("Content-Disposition", `attachment; filename="app-access-`+time.Now().UTC().Format("20060102-150405")+`.jsonl"`)
 	w.Header().Set("Cache-Control", "no-store")
@@ -47,7 +46,6 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 
 // importStore serves POST /import: an export, read into an empty store.
 func (h *Handler) importStore(w http.ResponseWriter, r *http.Request, svc *access.Service) error {
-	noDeadlines(w)
 	stats, err := svc.Import(r.Context(), r.Body)
 	if err != nil {
 		refusal := access.ImportRefusal(err)
@@ -83,13 +81,4 @@ func backup(w http.ResponseWriter, r *http.Request, svc *access.Service) error {
 	}
 	httpx.WriteJSON(w, http.StatusCreated, out)
 	return nil
-}
-
-// noDeadlines lifts the server's read and write deadlines (Caddy's admin
-// endpoint reads a request for 10 s at most) for a stream that takes as
-// long as the data; where the writer cannot, the deadlines stay.
-func noDeadlines(w http.ResponseWriter) {
-	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Time{})
-	_ = rc.SetWriteDeadline(time.Time{})
 }

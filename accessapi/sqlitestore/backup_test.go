@@ -93,3 +93,34 @@ func TestBackup_RestoredCopyHoldsEveryRecordWhileWritesGoOn(t *testing.T) {
 		}
 	}
 }
+
+func TestBackup_ACopyThatFailsQuickCheckIsNotKept(t *testing.T) {
+	s := storetest.SQLite(t)
+	conformance.Populate(t, s)
+	defer sqlitestore.SetAfterCopy(func(tmp string) {
+		// Garbage over every page but the first (the schema's root).
+		f, err := os.OpenFile(tmp, os.O_WRONLY, 0)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer f.Close()
+		fi, err := f.Stat()
+		if err != nil || fi.Size() < 3*4096 {
+			t.Errorf("a copy of %v bytes: %v", fi.Size(), err)
+			return
+		}
+		if _, err := f.WriteAt(bytes.Repeat([]byte{0xA5}, int(fi.Size())-4096), 4096); err != nil {
+			t.Error(err)
+		}
+	})()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "copy.db")
+	err := s.Backup(context.Background(), path)
+	if err == nil || !strings.Contains(err.Error(), "quick_check") {
+		t.Fatalf("backup of a damaged copy: %v, want it refused by quick_check", err)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Fatalf("left %v behind", left)
+	}
+}
