@@ -21,9 +21,23 @@ import (
 // run in a temporary folder.
 var large struct {
 	once  sync.Once
+	dir   string
 	store *sqlitestore.Store
 	app   string
 	err   error
+}
+
+// TestMain removes the benchmarks' database once the package's tests and
+// benchmarks are done: it outlives one benchmark, so no b.TempDir holds it.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if large.store != nil {
+		_ = large.store.Close()
+	}
+	if large.dir != "" {
+		_ = os.RemoveAll(large.dir)
+	}
+	os.Exit(code)
 }
 
 func largeStore(b *testing.B) (*sqlitestore.Store, string) {
@@ -38,6 +52,7 @@ func largeStore(b *testing.B) (*sqlitestore.Store, string) {
 			large.err = err
 			return
 		}
+		large.dir = dir
 		large.store, large.err = sqlitestore.Open(dir)
 		if large.err != nil {
 			return
