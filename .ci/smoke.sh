@@ -152,12 +152,14 @@ if grep -qF "$rotated_secret" "$work/caddy.log"; then fail "a rotated webhook se
 stop
 
 start
-cli apps show "$app_id" | grep -q 'smoke' || fail "application lost across restart"
+shown=$(cli apps show "$app_id")
+grep -q 'smoke' <<<"$shown" || fail "application lost across restart"
 status=$(curl -s -o /dev/null -w '%{http_code}' "http://localhost:$site/app_context" "${api[@]}" -H "x-api-license-code: $code")
 [ "$status" = 200 ] || fail "the user's app_context answered $status after a restart, want 200"
 
 # A backup, an export, and the export imported into a new, empty store.
-cli backup "$work/backup.db" | grep -q 'backup.db' || fail "backup"
+backed_up=$(cli backup "$work/backup.db")
+grep -q 'backup.db' <<<"$backed_up" || fail "backup: $backed_up"
 [ "$(stat -c %a "$work/backup.db")" = 600 ] || fail "the backup's mode is $(stat -c %a "$work/backup.db"), want 600"
 cli export "$work/export.jsonl" 2>"$work/progress" || fail "export: $(cat "$work/progress")"
 tail -1 "$work/export.jsonl" | grep -q '^{"type":"end"' || fail "the export has no end record"
