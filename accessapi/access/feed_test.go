@@ -202,8 +202,16 @@ func TestTwoInstances_ShareSessionsAndObeyEachOthersChangesWithinASecond(t *test
 			}
 			p50, p99, worst := percentile(took, 50), percentile(took, 99), slices.Max(took)
 			t.Logf("propagation of %-15s over %d rounds: p50 %v, p99 %v, max %v", k.name, rounds, p50.Round(time.Millisecond), p99.Round(time.Millisecond), worst.Round(time.Millisecond))
-			if p99 > time.Second {
-				t.Fatalf("p99 %v, want at most 1s", p99)
+			// The target, p99 at most 1 s, holds the build that ships: the
+			// run without the race detector (go run ./bench runs this test
+			// so). Under it, with the other packages' tests beside it on two
+			// cores, a change still has to arrive in 2 s.
+			bound := time.Second
+			if raceDetector {
+				bound = 2 * time.Second
+			}
+			if p99 > bound {
+				t.Fatalf("p99 %v, want at most %v", p99, bound)
 			}
 		})
 	}
