@@ -1,19 +1,16 @@
 package caddymodule
 
 import (
-	"errors"
+	"fmt"
 	"strconv"
 
 	"github.com/spf13/pflag"
+
+	"github.com/appaccess/appaccess/accessapi/access"
 )
 
-// Page sizes a listing's --limit takes, as the management API does.
-const (
-	minPageSize = 1
-	maxPageSize = 1000
-)
-
-// pageSize is the value of a --limit flag: 1 to 1000, refused otherwise
+// pageSize is the value of a --limit flag: 1 to access.MaxPageSize, as
+// the management API takes, refused otherwise
 // when the flag is parsed (a value below 1 would otherwise be left out of
 // the request and the server's default of 100 used, silently). Unset, it
 // is 0: the server's default.
@@ -26,8 +23,8 @@ func (p *pageSize) String() string { return strconv.Itoa(int(*p)) }
 // Set implements pflag.Value.
 func (p *pageSize) Set(s string) error {
 	n, err := strconv.Atoi(s)
-	if err != nil || n < minPageSize || n > maxPageSize {
-		return errors.New("must be a number from 1 to 1000")
+	if err != nil || n < 1 || n > access.MaxPageSize {
+		return fmt.Errorf("must be a number from 1 to %d", access.MaxPageSize)
 	}
 	*p = pageSize(n)
 	return nil
@@ -38,5 +35,5 @@ func (p *pageSize) Type() string { return "int" }
 
 // limitFlag adds the --limit flag of a listing to flags.
 func limitFlag(flags *pflag.FlagSet, limit *int) {
-	flags.Var((*pageSize)(limit), "limit", "page size (1..1000)")
+	flags.Var((*pageSize)(limit), "limit", fmt.Sprintf("page size (1..%d)", access.MaxPageSize))
 }
