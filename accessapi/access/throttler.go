@@ -501,19 +501,6 @@ func (v *counter) expire(p ThrottlePolicy, now time.Time) {
 	}
 }
 
-// retryIn is the wait a counter holds an address to, without counting
-// anything (what failUnlessHeld would answer).
-func (c *addressCounters) retryIn(kind, scope, addr string, p ThrottlePolicy, free int, now time.Time) time.Duration {
-	if addr == "" {
-		return 0
-	}
-	v, ok := c.get(counterKey(kind, scope, addr))
-	if !ok {
-		return 0
-	}
-	return v.wait(p, free, now)
-}
-
 // reserve refuses an attempt while the counter's failures make it wait,
 // and otherwise counts it as pending, in one step under the shard's lock.
 // While the attempts in flight would use up the rest of the free

@@ -41,3 +41,16 @@ func TestAddressCounters_EvictionSparesCountersThatHoldBack(t *testing.T) {
 		t.Fatalf("the attempt in flight was evicted: %+v %v", v, ok)
 	}
 }
+
+// retryIn is the wait a counter holds an address to, without counting
+// anything (what failUnlessHeld would answer).
+func (c *addressCounters) retryIn(kind, scope, addr string, p ThrottlePolicy, free int, now time.Time) time.Duration {
+	if addr == "" {
+		return 0
+	}
+	v, ok := c.get(counterKey(kind, scope, addr))
+	if !ok {
+		return 0
+	}
+	return v.wait(p, free, now)
+}
