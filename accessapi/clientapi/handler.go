@@ -6,7 +6,6 @@ package clientapi
 import (
 	"context"
 	"net/http"
-	"strings"
 	"sync"
 
 	"go.uber.org/zap"
@@ -46,7 +45,7 @@ type endpoint func(ctx context.Context, w http.ResponseWriter, r *http.Request, 
 // address of the client (honouring trusted proxies); nil uses RemoteAddr.
 func NewHandler(svc *access.Service, clientIP func(*http.Request) string, logger *zap.Logger) *Handler {
 	if clientIP == nil {
-		clientIP = remoteIP
+		clientIP = httpx.RemoteIP
 	}
 	if logger == nil {
 		logger = zap.NewNop()
@@ -109,12 +108,4 @@ func (h *Handler) withApp(fn endpoint) http.Handler {
 			httpx.WriteProblem(w, h.logger, err)
 		}
 	})
-}
-
-func remoteIP(r *http.Request) string {
-	host := r.RemoteAddr
-	if i := strings.LastIndexByte(host, ':'); i >= 0 {
-		host = host[:i]
-	}
-	return strings.Trim(host, "[]")
 }

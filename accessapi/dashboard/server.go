@@ -2,7 +2,6 @@ package dashboard
 
 import (
 	"context"
-	"net"
 	"net/http"
 	"strings"
 
@@ -52,7 +51,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.Logger = zap.NewNop()
 	}
 	if cfg.ClientIP == nil {
-		cfg.ClientIP = remoteIP
+		cfg.ClientIP = httpx.RemoteIP
 	}
 	v, err := parseViews()
 	if err != nil {
@@ -89,15 +88,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.guard.Handler(s.pages).ServeHTTP(w, r)
-}
-
-// remoteIP is the host part of r.RemoteAddr (the whole of it when it has
-// no port).
-func remoteIP(r *http.Request) string {
-	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
-		return host
-	}
-	return r.RemoteAddr
 }
 
 // bearer is the token of an Authorization: Bearer header, or "".
