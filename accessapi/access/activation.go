@@ -54,9 +54,7 @@ func (s *Service) SignUpWithLicense(ctx context.Context, app *App, code, hardwar
 	signedUp := Event{Kind: EventUserSignedUp, AppID: app.ID, UserID: userID, Username: use.Username, LicenseID: lic.ID}
 	if err := s.redeem(ctx, redemptionOf(use, lic.Grant), signedUp); err != nil {
 		if CodeOf(err) == CodeLicenseUsed {
-			if held := attempt.failed(ctx); held != nil {
-				return nil, held
-			}
+			return nil, attempt.refuse(ctx, err)
 		}
 		return nil, err
 	}
@@ -105,9 +103,7 @@ func (s *Service) ActivateLicense(ctx context.Context, app *App, req ActivateReq
 	}
 	if err := s.redeem(ctx, redemptionOf(use, lic.Grant)); err != nil {
 		if CodeOf(err) == CodeLicenseUsed {
-			if held := attempt.failed(ctx); held != nil {
-				return nil, held
-			}
+			return nil, attempt.refuse(ctx, err)
 		}
 		return nil, err
 	}
@@ -118,19 +114,13 @@ func (s *Service) ActivateLicense(ctx context.Context, app *App, req ActivateReq
 // licenseByCode finds the application's license with this code.
 // An unknown code is the attempt's failure (see codeAttempt).
 func (s *Service) licenseByCode(ctx context.Context, app *App, code string, attempt codeAttempt) (*License, error) {
-	unknown := func() (*License, error) {
-		if held := attempt.failed(ctx); held != nil {
-			return nil, held
-		}
-		return nil, errLicenseInvalid
-	}
 	id := s.licenseID(app.ID, code)
 	if id == "" {
-		return unknown()
+		return nil, attempt.refuse(ctx, errLicenseInvalid)
 	}
 	lic, err := s.store.LicenseByID(ctx, id)
 	if errors.Is(err, ErrNotFound) {
-		return unknown()
+		return nil, attempt.refuse(ctx, errLicenseInvalid)
 	}
 	return lic, wrapStore(err, "reading license")
 }

@@ -204,12 +204,7 @@ func (s *Service) session(ctx context.Context, appID string, token secretDigest)
 // and is refused exactly like an unknown code.
 func (s *Service) licenseUser(ctx context.Context, app *App, code string) (*userState, error) {
 	attempt := s.throttle.codeAttempt(app, clientNetwork(ctx))
-	refuse := func() (*userState, error) {
-		if held := attempt.failed(ctx); held != nil {
-			return nil, held
-		}
-		return nil, errInvalidCredentials
-	}
+	refuse := func() (*userState, error) { return nil, attempt.refuse(ctx, errInvalidCredentials) }
 	id := s.licenseID(app.ID, code)
 	if id == "" {
 		return refuse()

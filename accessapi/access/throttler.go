@@ -339,7 +339,7 @@ func sources(addr, hwid string) []string {
 }
 
 // A codeAttempt is a license code checked for an address. Only a code
-// that is unknown or used counts, after its check (failed), as for
+// that is unknown or used counts, after its check (refuse), as for
 // application secrets: the right code is never held back. A code carries
 // at least 80 random bits (license.go), so a held address gains nothing by
 // guessing on, while holding back the right one let a client that guessed
@@ -357,10 +357,10 @@ func (t *throttler) codeAttempt(app *App, addr string) codeAttempt {
 	return codeAttempt{t: t, app: app, addr: addr}
 }
 
-// failed counts an unknown or used code and returns nil, unless the
-// address is held back already: then it returns the refusal the client
-// gets instead of the code's own, and counts nothing more.
-func (a codeAttempt) failed(ctx context.Context) error {
+// refuse counts an unknown or used code and returns refusal, the code's
+// own answer, unless the address is held back already: then it returns
+// the wait the client gets instead, and counts nothing more.
+func (a codeAttempt) refuse(ctx context.Context, refusal error) error {
 	p := a.t.policy(a.app)
 	wait, n := a.t.memory.failUnlessHeld(kindCode, a.app.ID, a.addr, p, p.CodeFree, a.t.now())
 	if wait > 0 {
@@ -369,7 +369,7 @@ func (a codeAttempt) failed(ctx context.Context) error {
 	if startsHolding(n, p.CodeFree) {
 		a.t.tell(ctx, a.app, ThrottledLicenseCode, a.addr, "", n)
 	}
-	return nil
+	return refusal
 }
 
 // missedSecret throttles the wrong application and seller key secrets of
