@@ -113,8 +113,12 @@ func TestFeedFault_InstanceFallsBackToStalenessAndResumes(t *testing.T) {
 	proxy := startCutProxy(t, network, target)
 
 	connect := func(uri string) *mongostore.Store {
-		opts := options.Client().ApplyURI(uri).SetServerSelectionTimeout(500 * time.Millisecond).
-			SetConnectTimeout(500 * time.Millisecond).SetHeartbeatInterval(500 * time.Millisecond).SetDirect(true)
+		// Connecting and selecting the server get seconds: under -race on a
+		// busy CI machine a handshake with the test server took over 500ms.
+		// Detecting the cut does not rest on them: the feed's reads have
+		// their own timeout, and every answer below its own deadline.
+		opts := options.Client().ApplyURI(uri).SetServerSelectionTimeout(5 * time.Second).
+			SetConnectTimeout(5 * time.Second).SetHeartbeatInterval(500 * time.Millisecond).SetDirect(true)
 		client, err := mongo.Connect(opts)
 		if err != nil {
 			t.Fatal(err)
