@@ -101,7 +101,8 @@ type App struct {
 	AuditRetention caddy.Duration `json:"audit_retention,omitempty"`
 
 	// DashboardIdleTimeout ends a dashboard session (app_access_admin)
-	// after this long without a request, to within a minute; a session
+	// after this long without a request, to within a minute (a quarter
+	// of a timeout under 4m); a session
 	// in use still ends 12h after its sign-in. Default: 30m; at most 12h.
 	DashboardIdleTimeout caddy.Duration `json:"dashboard_idle_timeout,omitempty"`
 

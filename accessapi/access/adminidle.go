@@ -12,8 +12,13 @@ const DefaultAdminIdleTimeout = 30 * time.Minute
 // adminActivityGrain is how stale a session's recorded activity may get
 // before a request records it again: its expiry is written at most once a
 // minute per session, not on every request, so the idle timeout is kept
-// to within a minute.
+// to within a minute. A shorter idle timeout takes a quarter of itself
+// (activityGrain), or a session used more often than its timeout could
+// still end with nothing written.
 const adminActivityGrain = time.Minute
+
+// activityGrain is the grain of the configured idle timeout.
+func (s *Service) activityGrain() time.Duration { return min(adminActivityGrain, s.adminIdle/4) }
 
 // adminSessionEnd is when a session created at created and used at now
 // ends unless used again: now plus the idle timeout, never past its
@@ -34,14 +39,14 @@ func adminSessionLive(sess *AdminSession, now time.Time) bool {
 
 // touchAdminSession records a request on sess: it moves the session's
 // idle end to now plus the idle timeout when the stored one is more than
-// adminActivityGrain away from it (either way, so a session stored before
+// its activityGrain away from it (either way, so a session stored before
 // the idle timeout, or under a longer one, takes the current one at its
 // next request). Best effort: a failed write leaves the session the end
 // it had, which can only end it sooner; one ended meanwhile is not
 // brought back.
 func (s *Service) touchAdminSession(ctx context.Context, sess *AdminSession, now time.Time) {
 	end := s.adminSessionEnd(sess.CreatedAt, now)
-	if d := end.Sub(sess.ExpiresAt); d <= adminActivityGrain && d >= -adminActivityGrain {
+	if g, d := s.activityGrain(), end.Sub(sess.ExpiresAt); d <= g && d >= -g {
 		return
 	}
 	if s.store.SetAdminSessionExpiry(ctx, sess.TokenHash, end) == nil {

@@ -43,6 +43,12 @@ func TestAdminSession_IdleOnesEndActiveOnesContinueUntilTheirAbsoluteEnd(t *test
 		{"active every 20 minutes past the 12 h end", 0, repeat(36, 20*time.Minute), false},
 		{"a configured 5 minutes, idle 6", 5 * time.Minute, []time.Duration{4 * time.Minute, 4 * time.Minute, 6 * time.Minute}, false},
 		{"a configured 5 minutes, active every 4", 5 * time.Minute, repeat(10, 4*time.Minute), true},
+		// A timeout at or under the one-minute write grain: activity must
+		// still be recorded, or the session ends that long after sign-in.
+		{"a configured minute, active every 20 seconds", time.Minute, repeat(12, 20*time.Second), true},
+		{"a configured 30 seconds, active every 20", 30 * time.Second, repeat(12, 20*time.Second), true},
+		{"a configured 90 seconds, active every 60", 90 * time.Second, repeat(6, time.Minute), true},
+		{"a configured minute, idle 61 seconds", time.Minute, []time.Duration{20 * time.Second, 61 * time.Second}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
