@@ -29,13 +29,10 @@ func (c *cli) adminsCommand() *cobra.Command {
 		return cmd
 	}
 	admins := &cobra.Command{Use: "admins", Short: "Dashboard administrators"}
+	var password string
 	admins.AddCommand(
-		showCommand(c, named(&cobra.Command{Use: "create", Short: "Create an administrator; the password is read from stdin", Args: cobra.NoArgs}),
+		showCommand(c, c.readsPassword(named(&cobra.Command{Use: "create", Short: "Create an administrator; the password is read from stdin", Args: cobra.NoArgs}), &password),
 			adminColumns, func(cmd *cobra.Command, cl *adminclient.Client, _ []string) (*wire.Admin, error) {
-				password, err := readPassword(c.in, cmd.ErrOrStderr())
-				if err != nil {
-					return nil, err
-				}
 				return cl.CreateAdmin(cmd.Context(), wire.NewAdmin{Username: username, Password: password})
 			}),
 		listCommand(c, &cobra.Command{Use: "list", Short: "List administrators", Args: cobra.NoArgs},

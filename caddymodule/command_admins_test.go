@@ -1,10 +1,15 @@
 package caddymodule
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/appaccess/appaccess/accessapi/access"
 	"github.com/appaccess/appaccess/accessapi/wire"
@@ -25,6 +30,45 @@ func TestCommand_AdminsCreateReadsThePasswordFromStdinAndSignsIn(t *testing.T) {
 	}
 	if _, err := runCommandWithInput(t, "short\n", "admins", "create", "--username", "bob", "--address", s.Addr); err == nil {
 		t.Fatal("a short password was accepted")
+	}
+}
+
+// slowTyping is a password typed after a pause.
+type slowTyping struct {
+	pause time.Duration
+	r     io.Reader
+}
+
+func (s *slowTyping) Read(p []byte) (int, error) {
+	time.Sleep(s.pause)
+	s.pause = 0
+	return s.r.Read(p)
+}
+
+// TestCommand_TheTimeoutStartsAfterThePasswordIsTyped: --timeout bounds
+// the wait for the server, not the person typing the password.
+func TestCommand_TheTimeoutStartsAfterThePasswordIsTyped(t *testing.T) {
+	isolate(t)
+	s := newCmdServer(t)
+	name := "typing"
+	app := s.CreateApp(t, access.AppSettings{Name: &name})
+	user, err := s.Service.SignUp(context.Background(), &app.App, access.SignUpRequest{Username: "carol", Password: "old-enough-phrase-9"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"admins", "create", "--username", "dave"},
+		{"users", "reset-password", user.ID, "--app", app.ID},
+	} {
+		var out bytes.Buffer
+		root := &cobra.Command{Use: "app-access", SilenceErrors: true}
+		newCLI(&slowTyping{pause: 600 * time.Millisecond, r: strings.NewReader("a new long enough phrase\n")}, &out).build(root)
+		root.SetArgs(append(args, "--address", s.Addr, "--timeout", "300ms"))
+		root.SetOut(&out)
+		root.SetErr(&out)
+		if err := root.ExecuteContext(context.Background()); err != nil {
+			t.Fatalf("%s with the password typed after the timeout's length: %v\n%s", strings.Join(args, " "), err, out.String())
+		}
 	}
 }
 

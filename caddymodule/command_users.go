@@ -122,12 +122,9 @@ func (c *cli) usersCommand() *cobra.Command {
 	// The new password is read from the standard input, so it stays out
 	// of the shell's history and the process list.
 	// On a terminal it is read without echo.
-	resetPassword := doneCommand(c, appScoped(&cobra.Command{Use: "reset-password USER_ID", Short: "Set a user's password (read from stdin) and end their sessions", Args: cobra.ExactArgs(1)}, &app),
+	var password string
+	resetPassword := doneCommand(c, c.readsPassword(appScoped(&cobra.Command{Use: "reset-password USER_ID", Short: "Set a user's password (read from stdin) and end their sessions", Args: cobra.ExactArgs(1)}, &app), &password),
 		func(cmd *cobra.Command, cl *adminclient.Client, args []string) error {
-			password, err := readPassword(c.in, cmd.ErrOrStderr())
-			if err != nil {
-				return err
-			}
 			return cl.ResetPassword(cmd.Context(), app, args[0], password)
 		})
 
