@@ -1,6 +1,11 @@
 package dashboard
 
-import "net/http"
+import (
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+)
 
 // strictTransportSecurity is the HSTS policy of a dashboard reached over
 // TLS: a year, for this host only. Not includeSubDomains, since the name's
@@ -14,9 +19,26 @@ const strictTransportSecurity = "max-age=31536000"
 // password or session cookie. It is not sent over plain HTTP (localhost
 // development, or a proxy in front that ends TLS, whose own answer should
 // carry it): browsers ignore it there, and a development host must stay
-// reachable over HTTP.
+// reachable over HTTP. Nor is it sent for localhost or an IP address
+// (localDevelopmentHost): a browser that kept it for localhost would force
+// HTTPS on every local server on every port for a year.
 func setStrictTransportSecurity(w http.ResponseWriter, r *http.Request) {
-	if r.TLS != nil {
+	if r.TLS != nil && !localDevelopmentHost(r.Host) {
 		w.Header().Set("Strict-Transport-Security", strictTransportSecurity)
 	}
+}
+
+// localDevelopmentHost reports whether a request's Host (with or without
+// a port) is localhost, a name under .localhost, or an IP address, for
+// which RFC 6797 (8.1.1) has browsers keep no policy anyway.
+func localDevelopmentHost(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.ToLower(strings.Trim(host, "[]")), ".")
+	if _, err := netip.ParseAddr(host); err == nil {
+		return true
+	}
+	return host == "localhost" || strings.HasSuffix(host, ".localhost")
 }

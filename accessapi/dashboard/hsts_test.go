@@ -19,11 +19,19 @@ func TestHSTS_SentOverTLSOnlyOnEveryKindOfAnswer(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		url    string
+		host   string // the Host header; "" for the URL's
 		client *http.Client
 		want   string
 	}{
-		{"over TLS", tlsSrv.URL, tlsSrv.Client(), "max-age=31536000"},
-		{"over plain HTTP", e.srv.URL, http.DefaultClient, ""},
+		{"over TLS", tlsSrv.URL, "dashboard.example", tlsSrv.Client(), "max-age=31536000"},
+		{"over TLS, a name with a port", tlsSrv.URL, "Dashboard.Example:8443", tlsSrv.Client(), "max-age=31536000"},
+		{"over plain HTTP", e.srv.URL, "dashboard.example", http.DefaultClient, ""},
+		// Development hosts: a policy kept for localhost would hold every
+		// local port for a year; browsers keep none for IP addresses.
+		{"over TLS to localhost", tlsSrv.URL, "localhost:8443", tlsSrv.Client(), ""},
+		{"over TLS to a name under localhost", tlsSrv.URL, "admin.localhost", tlsSrv.Client(), ""},
+		{"over TLS to an IPv4 address", tlsSrv.URL, "", tlsSrv.Client(), ""},
+		{"over TLS to an IPv6 address", tlsSrv.URL, "[::1]:8443", tlsSrv.Client(), ""},
 	} {
 		c := *tc.client
 		c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
@@ -32,6 +40,9 @@ func TestHSTS_SentOverTLSOnlyOnEveryKindOfAnswer(t *testing.T) {
 		signIn.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		signIn.Header.Set("Sec-Fetch-Site", "same-origin")
 		signIn.Header.Set("Origin", tc.url)
+		if tc.host != "" {
+			signIn.Header.Set("Origin", "https://"+tc.host)
+		}
 		for _, req := range []*http.Request{
 			mustRequest(t, http.MethodGet, tc.url+"/admin/signin"),       // a page
 			mustRequest(t, http.MethodGet, tc.url+"/admin/"),             // a redirect to sign-in
@@ -39,6 +50,9 @@ func TestHSTS_SentOverTLSOnlyOnEveryKindOfAnswer(t *testing.T) {
 			mustRequest(t, http.MethodGet, tc.url+"/admin/no/such/page"), // an error page
 			signIn, // a refused sign-in
 		} {
+			if tc.host != "" {
+				req.Host = tc.host
+			}
 			res, err := c.Do(req)
 			if err != nil {
 				t.Fatal(err)
