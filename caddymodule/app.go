@@ -110,7 +110,7 @@ type App struct {
 	// before the journal sweeper recovers it (the event of an instance
 	// that stopped between a change and telling its listeners): longer
 	// than any use case takes, so that the record of one still running is
-	// left to it. Default: 1m. At least 10s; a shorter grace could recover
+	// left to it. Default: 1m. At least 30s; a shorter grace could recover
 	// the event of a use case still running.
 	JournalGrace caddy.Duration `json:"journal_grace,omitempty"`
 

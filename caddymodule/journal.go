@@ -8,9 +8,12 @@ import (
 	"github.com/appaccess/appaccess/accessapi/access"
 )
 
-// The least journal_grace and journal_sweep_interval Validate takes.
+// The least journal_grace and journal_sweep_interval Validate takes. The
+// grace must outlast a use case that waits on its store: SQLite's busy
+// wait is 10 s, and a MongoDB write may wait out a primary's election
+// (about 12 s) before its one retry.
 const (
-	minJournalGrace         = 10 * time.Second
+	minJournalGrace         = 30 * time.Second
 	minJournalSweepInterval = time.Second
 )
 
