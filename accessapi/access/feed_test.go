@@ -247,3 +247,57 @@ func must(t testing.TB, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestTwoInstances_APasswordChangeEndsTheOldPasswordOnTheOtherWithinASecond:
+// a password verified on one instance is cached there; a change or an
+// administrator's reset made through another instance reaches it through
+// the change feed, so the old password stops working there within a
+// second, long before the credential cache's own minute runs out.
+func TestTwoInstances_APasswordChangeEndsTheOldPasswordOnTheOtherWithinASecond(t *testing.T) {
+	ctx := context.Background()
+	store := storetest.Default(t)
+	a := startInstance(t, store, feedTestConfig(), access.FeedConfig{})
+	b := startInstance(t, store, feedTestConfig(), access.FeedConfig{})
+	created, err := a.svc.CreateApp(ctx, access.AppSettings{Name: ptr("passwords")})
+	must(t, err)
+	appA, err := a.svc.AuthenticateApp(ctx, created.APIKey, created.APISecret)
+	must(t, err)
+	appB, err := b.svc.AuthenticateApp(ctx, created.APIKey, created.APISecret)
+	must(t, err)
+	const first, second, third = "first passphrase 1", "second passphrase 2", "third passphrase 3"
+	view, err := a.svc.SignUp(ctx, appA, access.SignUpRequest{Username: "erin", Password: first})
+	must(t, err)
+	_, err = a.svc.GrantUser(ctx, created.ID, view.ID, access.GrantRequest{Grant: minutesGrant(600)})
+	must(t, err)
+	onB := func(password string) access.Code {
+		_, err := b.svc.Authenticate(ctx, appB, access.Credentials{Username: "erin", Password: password}, true)
+		if err == nil {
+			return ""
+		}
+		return access.CodeOf(err)
+	}
+	for _, tc := range []struct {
+		name     string
+		old, new string
+		change   func(old, new string) error
+	}{
+		{"the user's own change", first, second, func(old, new string) error {
+			return a.svc.ChangePassword(ctx, appA, access.PasswordChange{Username: "erin", OldPassword: old, NewPassword: new})
+		}},
+		{"an administrator's reset", second, third, func(_, new string) error {
+			return a.svc.ResetPassword(ctx, created.ID, view.ID, new)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			waitFor(t, "the old password to work on the other instance", 3*time.Second, func() bool { return onB(tc.old) == "" })
+			must(t, tc.change(tc.old, tc.new))
+			took := waitFor(t, "the old password refused on the other instance", time.Second, func() bool {
+				return onB(tc.old) == access.CodeInvalidCredentials
+			})
+			if code := onB(tc.new); code != "" {
+				t.Fatalf("the new password on the other instance: %s", code)
+			}
+			t.Logf("the old password stopped working on the other instance after %v", took.Round(time.Millisecond))
+		})
+	}
+}
