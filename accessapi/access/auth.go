@@ -238,6 +238,24 @@ func (s *Service) licenseUser(ctx context.Context, app *App, code string) (*user
 	return st, err
 }
 
+// upgradePassword rehashes a password just verified against hash when
+// hash was made under other argon2id parameters than the configured ones,
+// so that raising them reaches every user at their next login. Best
+// effort, and not a password change (no event, no session ends): the
+// rehash is stored only while hash is still the account's, so a change
+// made meanwhile stands; a full hash queue or a failed write leaves the
+// old hash, which still verifies, for the next login.
+func (s *Service) upgradePassword(ctx context.Context, appID, usernameKey, password, hash string) {
+	if !s.hasher.Outdated(hash) {
+		return
+	}
+	upgraded, err := s.hasher.Hash(ctx, password)
+	if err != nil {
+		return
+	}
+	_ = s.store.UpgradeAccountPassword(ctx, appID, usernameKey, hash, upgraded)
+}
+
 // passwordUser authenticates a username and password sent with hardware
 // id hwid (possibly empty), returning the user's state. Unknown users and
 // wrong passwords take the same time, give the same refusal and are
@@ -291,6 +309,7 @@ func (s *Service) passwordUser(ctx context.Context, app *App, username, password
 		}
 		return nil, errInvalidCredentials
 	}
+	s.upgradePassword(ctx, app.ID, key, password, hash)
 	st, err := s.state(ctx, app.ID, acct.ID)
 	if errors.Is(err, ErrNotFound) {
 		// The sign-up stopped before the by-ID document was written.

@@ -335,6 +335,11 @@ func (c *countingStore) SetAccountPassword(a0 context.Context, a1 string, a2 str
 	return c.Store.SetAccountPassword(a0, a1, a2, a3)
 }
 
+func (c *countingStore) UpgradeAccountPassword(a0 context.Context, a1, a2, a3, a4 string) error {
+	c.count("UpgradeAccountPassword")
+	return c.Store.UpgradeAccountPassword(a0, a1, a2, a3, a4)
+}
+
 func (c *countingStore) UserByID(a0 context.Context, a1 string) (*access.User, error) {
 	c.count("UserByID")
 	return c.Store.UserByID(a0, a1)

@@ -93,6 +93,14 @@ func (h *PasswordHasher) Verify(ctx context.Context, password, encoded string) (
 	return known && subtle.ConstantTimeCompare(got, want) == 1, nil
 }
 
+// Outdated reports whether encoded, a hash a password was just verified
+// against, was made under other parameters than the hasher's: a rehash
+// then brings it to today's.
+func (h *PasswordHasher) Outdated(encoded string) bool {
+	p, _, _, err := decodeArgon2(encoded)
+	return err == nil && p != h.params
+}
+
 // DefaultHashQueuePerSlot is how many password checks may wait per hashing
 // slot by default. A wait is that many hashes at most (about 0.8 s at the
 // OWASP parameters, 25 ms a hash), and a waiting check holds no hashing

@@ -3,11 +3,14 @@ package access_test
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/appaccess/appaccess/accessapi/access"
+	"github.com/appaccess/appaccess/accessapi/storetest"
 )
 
 func TestPasswordHasher_AFullQueueRefusesAtOnce(t *testing.T) {
@@ -45,4 +48,60 @@ func TestPasswordHasher_AFullQueueRefusesAtOnce(t *testing.T) {
 	if _, err := h.Verify(ctx, "password", ""); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestLogin_AHashUnderOldParametersIsUpgradedAtTheNextLogin: once the
+// argon2id parameters are raised, a user's next verified login rehashes
+// their password under the new ones; the password keeps working, a wrong
+// password upgrades nothing, and a hash already current is not rewritten.
+func TestLogin_AHashUnderOldParametersIsUpgradedAtTheNextLogin(t *testing.T) {
+	ctx := context.Background()
+	store := storetest.Default(t)
+	before := access.NewService(store, access.Config{Argon2: cheapArgon2})
+	created, err := before.CreateApp(ctx, access.AppSettings{Name: ptr("rehash")})
+	must(t, err)
+	app, err := before.AuthenticateApp(ctx, created.APIKey, created.APISecret)
+	must(t, err)
+	const password = "a phrase to keep 42"
+	_, err = before.SignUp(ctx, app, access.SignUpRequest{Username: "robin", Password: password})
+	must(t, err)
+	raised := access.Argon2Params{MemoryKiB: 2 * cheapArgon2.MemoryKiB, Iterations: 2, Parallelism: 1}
+	writes := newCountingStore(store)
+	after := access.NewService(writes, access.Config{Argon2: raised, CredentialCacheTTL: -1})
+	stored := func() string {
+		t.Helper()
+		acct, err := store.AccountByName(ctx, app.ID, access.UsernameKey("robin"))
+		must(t, err)
+		return acct.PasswordHash
+	}
+	old := stored()
+	login := func(password string) error {
+		_, err := after.Authenticate(ctx, app, access.Credentials{Username: "robin", Password: password}, false)
+		return err
+	}
+
+	if err := login("not the phrase 42"); access.CodeOf(err) != access.CodeInvalidCredentials {
+		t.Fatalf("a wrong password: %v", err)
+	}
+	if stored() != old {
+		t.Fatal("a wrong password upgraded the hash")
+	}
+	writes.take()
+	must(t, login(password))
+	upgraded := stored()
+	if upgraded == old || !strings.Contains(upgraded, "$m=128,t=2,p=1$") {
+		t.Fatalf("after a login under raised parameters the hash is %q (was %q)", upgraded, old)
+	}
+	must(t, login(password))
+	if got := countOf(writes.take(), "UpgradeAccountPassword"); got != 1 || stored() != upgraded {
+		t.Fatalf("%d upgrades after two logins, want 1 (a current hash is left as it is)", got)
+	}
+	if _, err := before.Authenticate(ctx, app, access.Credentials{Username: "robin", Password: password}, false); err != nil {
+		t.Fatalf("the upgraded hash under the old service's parameters: %v", err)
+	}
+}
+
+// countOf is how many of calls are method.
+func countOf(calls []string, method string) int {
+	return len(slices.DeleteFunc(calls, func(c string) bool { return c != method }))
 }

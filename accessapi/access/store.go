@@ -62,6 +62,12 @@ type UserStore interface {
 	// SetAccountPassword replaces an account's password hash; the
 	// account's owner (or an administrator) is its only writer.
 	SetAccountPassword(ctx context.Context, appID, usernameKey, passwordHash string) error
+	// UpgradeAccountPassword replaces an account's password hash with
+	// newHash only while it is still oldHash (a rehash of the same password
+	// under today's parameters must not undo a change made meanwhile);
+	// ErrNotFound when it is not, or there is no such account. One
+	// conditional write of one record.
+	UpgradeAccountPassword(ctx context.Context, appID, usernameKey, oldHash, newHash string) error
 	InsertUser(ctx context.Context, u *User) error
 	UserByID(ctx context.Context, userID string) (*User, error)
 	// Users lists an application's users whose username key starts with

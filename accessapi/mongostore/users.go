@@ -59,6 +59,14 @@ func (s *Store) SetAccountPassword(ctx context.Context, appID, usernameKey, pass
 		bsonEq("password_hash", passwordHash))
 }
 
+// UpgradeAccountPassword implements access.UserStore: one update of the
+// account by _id, conditional on the hash (atomic on MongoDB, as any
+// single-document update is).
+func (s *Store) UpgradeAccountPassword(ctx context.Context, appID, usernameKey, oldHash, newHash string) error {
+	return s.setExisting(ctx, collAccounts, bson.D{{Key: "_id", Value: accountID(appID, usernameKey)}, {Key: "password_hash", Value: oldHash}},
+		bsonEq("password_hash", newHash))
+}
+
 // InsertUser implements access.UserStore.
 func (s *Store) InsertUser(ctx context.Context, u *access.User) error {
 	return s.insert(ctx, collUsers, userDoc{ID: u.ID, AppID: u.AppID, Username: u.Username,

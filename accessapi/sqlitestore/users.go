@@ -39,6 +39,12 @@ func (s *Store) SetAccountPassword(ctx context.Context, appID, usernameKey, pass
 		passwordHash, appID, usernameKey))
 }
 
+// UpgradeAccountPassword implements access.UserStore.
+func (s *Store) UpgradeAccountPassword(ctx context.Context, appID, usernameKey, oldHash, newHash string) error {
+	return mustAffect(s.exec(ctx, `UPDATE accounts SET password_hash = ? WHERE app_id = ? AND username_key = ? AND password_hash = ?`,
+		newHash, appID, usernameKey, oldHash))
+}
+
 // InsertUser implements access.UserStore.
 func (s *Store) InsertUser(ctx context.Context, u *access.User) error {
 	return s.tx(ctx, func(ctx context.Context, tx *writeTx) error { return insertUser(ctx, tx, u) })

@@ -43,6 +43,34 @@ func testAccountPassword(t *testing.T, s access.Store) {
 	wantErr(t, s.SetAccountPassword(ctx, a.ID, "nobody", "x"), access.ErrNotFound, "password of a missing account")
 }
 
+// testAccountPasswordUpgrade: a hash is upgraded only while it is the one
+// the upgrade was computed from; after a change, or for a missing account,
+// the upgrade is ErrNotFound and changes nothing.
+func testAccountPasswordUpgrade(t *testing.T, s access.Store) {
+	ctx := context.Background()
+	a := newApp(t, s)
+	newUser(t, s, a.ID, "quinn")
+	key := access.UsernameKey("quinn")
+	hashOf := func() string {
+		t.Helper()
+		acct, err := s.AccountByName(ctx, a.ID, key)
+		must(t, err)
+		return acct.PasswordHash
+	}
+	must(t, s.SetAccountPassword(ctx, a.ID, key, "$argon2id$old"))
+	must(t, s.UpgradeAccountPassword(ctx, a.ID, key, "$argon2id$old", "$argon2id$old-stronger"))
+	if got := hashOf(); got != "$argon2id$old-stronger" {
+		t.Fatalf("after the upgrade the hash is %q", got)
+	}
+	must(t, s.SetAccountPassword(ctx, a.ID, key, "$argon2id$changed"))
+	wantErr(t, s.UpgradeAccountPassword(ctx, a.ID, key, "$argon2id$old-stronger", "$argon2id$stale"), access.ErrNotFound,
+		"upgrade of a hash changed meanwhile")
+	if got := hashOf(); got != "$argon2id$changed" {
+		t.Fatalf("a stale upgrade replaced the changed hash: %q", got)
+	}
+	wantErr(t, s.UpgradeAccountPassword(ctx, a.ID, "nobody", "x", "y"), access.ErrNotFound, "upgrade of a missing account")
+}
+
 // testUserSessions: a user's sessions come oldest first, others' not at
 // all; sessions made within one millisecond (the session cap's logins in
 // a row) still come in the order they were made.
