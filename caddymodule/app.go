@@ -120,6 +120,18 @@ type App struct {
 	// Default: 10s. At least 1s.
 	JournalSweepInterval caddy.Duration `json:"journal_sweep_interval,omitempty"`
 
+	// HashMemoryKiB is the memory of one argon2id password hash, in KiB.
+	// Default: 19456 (19 MiB, OWASP's minimum at 2 iterations). At least
+	// 7168, and hash_memory_kib × hash_iterations at least 35840 (OWASP's
+	// least pairing, 7 MiB × 5); each running hash holds this much.
+	// Hashes made under other parameters are rehashed at their user's
+	// next verified login.
+	HashMemoryKiB uint32 `json:"hash_memory_kib,omitempty"`
+
+	// HashIterations is the number of argon2id passes of a password hash.
+	// Default: 2. From 1 to 64; see hash_memory_kib for the least cost.
+	HashIterations uint32 `json:"hash_iterations,omitempty"`
+
 	// HashConcurrency bounds concurrent argon2id hashes. Default: the
 	// number of CPUs.
 	HashConcurrency int `json:"hash_concurrency,omitempty"`
@@ -206,6 +218,11 @@ func (a *App) Validate() error {
 	if a.JournalSweepInterval != 0 && time.Duration(a.JournalSweepInterval) < minJournalSweepInterval {
 		return fmt.Errorf("journal_sweep_interval must be at least %v (0 takes the default, 10s)", minJournalSweepInterval)
 	}
+	if p := a.argon2(); p.MemoryKiB < minHashMemoryKiB || p.MemoryKiB > maxHashMemoryKiB || p.Iterations > maxHashIterations ||
+		uint64(p.MemoryKiB)*uint64(p.Iterations) < minHashCost {
+		return fmt.Errorf("hash_memory_kib %d with hash_iterations %d: memory must be %d to %d KiB, iterations at most %d, and memory × iterations at least %d (OWASP's least argon2id cost)",
+			p.MemoryKiB, p.Iterations, minHashMemoryKiB, maxHashMemoryKiB, maxHashIterations, minHashCost)
+	}
 	if a.DashboardIdleTimeout < 0 || time.Duration(a.DashboardIdleTimeout) > access.AdminSessionTTL {
 		return fmt.Errorf("dashboard_idle_timeout must be between 0 (the default, 30m) and %v", access.AdminSessionTTL)
 	}
@@ -264,6 +281,7 @@ func (a *App) Start() error {
 		AdminIdleTimeout:   time.Duration(a.DashboardIdleTimeout),
 		CacheEntries:       a.CacheEntries,
 		Listeners:          []access.EventListener{tailer.Record, a.auditListener(store), outbox.Listen},
+		Argon2:             a.argon2(),
 		HashConcurrency:    a.HashConcurrency,
 		HashQueue:          a.HashQueue,
 		Throttle:           a.Throttle.policy(),
@@ -507,4 +525,27 @@ func (a *App) runUntilStop(loop func(ctx context.Context)) {
 		}
 	}()
 	loop(ctx)
+}
+
+// The bounds of hash_memory_kib and hash_iterations: OWASP's least
+// argon2id cost (its pairings run from 46 MiB × 1 to 7 MiB × 5), and what
+// a stored hash may carry.
+const (
+	minHashMemoryKiB  = 7 * 1024
+	maxHashMemoryKiB  = 4 << 20
+	maxHashIterations = 64
+	minHashCost       = 7 * 1024 * 5
+)
+
+// argon2 is the password hashing cost configured, the OWASP minimum where
+// a setting is left out.
+func (a *App) argon2() access.Argon2Params {
+	p := access.OWASPArgon2
+	if a.HashMemoryKiB != 0 {
+		p.MemoryKiB = a.HashMemoryKiB
+	}
+	if a.HashIterations != 0 {
+		p.Iterations = a.HashIterations
+	}
+	return p
 }

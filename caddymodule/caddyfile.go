@@ -42,6 +42,8 @@ func init() {
 //		dashboard_idle_timeout   <duration>
 //		journal_grace            <duration>
 //		journal_sweep_interval   <duration>
+//		hash_memory_kib          <KiB>
+//		hash_iterations          <n>
 //		hash_concurrency         <n>
 //		hash_queue               <n>
 //		throttle {
@@ -121,6 +123,12 @@ func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.Errf("%s: must be a positive number", key)
 			}
 			a.CacheEntries = n
+		case "hash_memory_kib", "hash_iterations":
+			n, err := strconv.ParseUint(arg, 10, 32)
+			if err != nil || n < 1 {
+				return d.Errf("%s: must be a positive number", key)
+			}
+			*map[string]*uint32{"hash_memory_kib": &a.HashMemoryKiB, "hash_iterations": &a.HashIterations}[key] = uint32(n)
 		case "hash_concurrency", "hash_queue":
 			n, err := strconv.Atoi(arg)
 			if err != nil || n < 1 {

@@ -1,0 +1,50 @@
+package caddymodule
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+
+	"github.com/appaccess/appaccess/accessapi/access"
+)
+
+// TestConfig_PasswordHashCostIsSetInTheCaddyfileAndNeverBelowOWASP: the
+// argon2id memory and passes are app settings whose default is OWASP's
+// minimum, and a cost below OWASP's least pairing is refused at load.
+func TestConfig_PasswordHashCostIsSetInTheCaddyfileAndNeverBelowOWASP(t *testing.T) {
+	for _, tt := range []struct {
+		name, caddyfile string
+		want            access.Argon2Params
+		wantErr         string
+	}{
+		{"left out: OWASP's minimum", "", access.OWASPArgon2, ""},
+		{"raised", "hash_memory_kib 65536\nhash_iterations 3", access.Argon2Params{MemoryKiB: 65536, Iterations: 3, Parallelism: 1}, ""},
+		{"memory alone", "hash_memory_kib 47104", access.Argon2Params{MemoryKiB: 47104, Iterations: 2, Parallelism: 1}, ""},
+		{"OWASP's 7 MiB pairing", "hash_memory_kib 7168\nhash_iterations 5", access.Argon2Params{MemoryKiB: 7168, Iterations: 5, Parallelism: 1}, ""},
+		{"below OWASP's least cost", "hash_memory_kib 7168\nhash_iterations 4", access.Argon2Params{}, "at least 35840"},
+		{"too little memory whatever the passes", "hash_memory_kib 4096\nhash_iterations 10", access.Argon2Params{}, "memory must be 7168"},
+		{"more passes than a stored hash may carry", "hash_iterations 65", access.Argon2Params{}, "iterations at most 64"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a := new(App)
+			if err := a.UnmarshalCaddyfile(caddyfile.NewTestDispenser("app_access {\n" + tt.caddyfile + "\n}")); err != nil {
+				t.Fatal(err)
+			}
+			err := a.Validate()
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("Validate: %v, want an error saying %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || a.argon2() != tt.want {
+				t.Fatalf("cost %+v, %v; want %+v", a.argon2(), err, tt.want)
+			}
+		})
+	}
+	a := new(App)
+	if err := a.UnmarshalCaddyfile(caddyfile.NewTestDispenser("app_access {\nhash_iterations zero\n}")); err == nil {
+		t.Fatal("a word for hash_iterations was taken")
+	}
+}
