@@ -39,6 +39,10 @@ func (c *cli) adminsCommand() *cobra.Command {
 			adminColumns, func(cmd *cobra.Command, cl *adminclient.Client, _ []string) (*wire.Page[wire.Admin], error) {
 				return cl.Admins(cmd.Context())
 			}),
+		doneCommand(c, c.readsPassword(named(&cobra.Command{Use: "set-password", Short: "Set an administrator's password (read from stdin; for a forgotten one) and end their sessions; TOTP stays", Args: cobra.NoArgs}), &password),
+			func(cmd *cobra.Command, cl *adminclient.Client, _ []string) error {
+				return cl.SetAdminPassword(cmd.Context(), username, password)
+			}),
 		doneCommand(c, named(&cobra.Command{Use: "delete", Short: "Delete an administrator and end their sessions", Args: cobra.NoArgs}),
 			func(cmd *cobra.Command, cl *adminclient.Client, _ []string) error {
 				return cl.DeleteAdmin(cmd.Context(), username)

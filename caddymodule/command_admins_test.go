@@ -100,3 +100,26 @@ func TestCommand_KeysCreateShowsTheSecretOnceAndRevokes(t *testing.T) {
 		t.Fatalf("revoked key: %v", err)
 	}
 }
+
+// TestCommand_AdminsSetPasswordReplacesAForgottenOne: the operator sets a
+// new password from the shell; the old one no longer signs in.
+func TestCommand_AdminsSetPasswordReplacesAForgottenOne(t *testing.T) {
+	isolate(t)
+	s := newCmdServer(t)
+	if _, err := runCommandWithInput(t, "forgotten horse battery\n", "admins", "create", "--username", "erin", "--address", s.Addr); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runCommandWithInput(t, "remembered horse battery\n", "admins", "set-password", "--username", "erin", "--address", s.Addr)
+	if err != nil || out != "done\n" {
+		t.Fatalf("admins set-password: %v\n%s", err, out)
+	}
+	if _, _, err := s.Service.SignInAdmin(context.Background(), "erin", "forgotten horse battery", ""); access.CodeOf(err) != access.CodeInvalidCredentials {
+		t.Fatalf("the old password: %v", err)
+	}
+	if _, _, err := s.Service.SignInAdmin(context.Background(), "erin", "remembered horse battery", ""); err != nil {
+		t.Fatalf("the new password: %v", err)
+	}
+	if out, err := runCommandWithInput(t, "short\n", "admins", "set-password", "--username", "erin", "--address", s.Addr); err == nil || !strings.Contains(out+err.Error(), "password") {
+		t.Fatalf("a short password: %v\n%s", err, out)
+	}
+}

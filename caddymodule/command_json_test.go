@@ -170,6 +170,7 @@ func TestCommand_EveryCommandPrintsJSONWithTheJSONFlag(t *testing.T) {
 	}
 	run("", nil, "admins", "totp-confirm", "--username", "dana", code)
 	run("", nil, "admins", "totp-disable", "--username", "dana")
+	run("vortex-lamp-72\n", nil, "admins", "set-password", "--username", "dana")
 	run("", nil, "admins", "delete", "--username", "dana")
 
 	run("", nil, "audit")

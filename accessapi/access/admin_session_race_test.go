@@ -2,6 +2,7 @@ package access_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -105,5 +106,35 @@ func signInWhile(svc *access.Service, username, password string) (stop func() []
 		close(done)
 		wg.Wait()
 		return tokens
+	}
+}
+
+// TestAdminSession_NoneOpenedWithTheOldPasswordOutlivesAReset: while an
+// administrator's password is set anew (it leaked), sign-ins with the old
+// one keep coming; none that read the account before the reset and stored
+// its session after it may keep a working session.
+func TestAdminSession_NoneOpenedWithTheOldPasswordOutlivesAReset(t *testing.T) {
+	ctx := context.Background()
+	params := access.Argon2Params{MemoryKiB: 8 << 10, Iterations: 1, Parallelism: 1}
+	svc := access.NewService(storetest.Default(t), access.Config{Argon2: params})
+	if _, err := svc.CreateAdmin(ctx, "mallory", "leaked horse battery 0"); err != nil {
+		t.Fatal(err)
+	}
+	old := "leaked horse battery 0"
+	for round := 1; round <= 5; round++ {
+		signIns := signInWhile(svc, "mallory", old)
+		time.Sleep(30 * time.Millisecond)
+		next := fmt.Sprintf("a fresh horse battery %d", round)
+		if err := svc.SetAdminPassword(ctx, "mallory", next); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(30 * time.Millisecond)
+		tokens := signIns()
+		for _, tok := range tokens {
+			if sess, err := svc.AdminSessionOf(ctx, tok); err == nil {
+				t.Fatalf("round %d: a session opened with the old password still works: %+v (%d sign-ins)", round, sess, len(tokens))
+			}
+		}
+		old = next
 	}
 }

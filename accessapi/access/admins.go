@@ -80,6 +80,25 @@ func (s *Service) DeleteAdmin(ctx context.Context, username string) error {
 	}, Event{Kind: EventAdminDeleted, Target: a.Username})
 }
 
+// SetAdminPassword replaces an administrator's password (the operator's
+// answer to a forgotten one) under the same rules as at creation, and ends
+// the administrator's dashboard sessions. The TOTP enrolment and the
+// known sign-in addresses stay: it is the same administrator.
+func (s *Service) SetAdminPassword(ctx context.Context, username, password string) error {
+	a, err := s.AdminNamed(ctx, username)
+	if err != nil {
+		return err
+	}
+	if fe := validatePassword(adminPasswordPolicy, a.Username, password); fe != nil {
+		return Invalid(*fe)
+	}
+	if a.PasswordHash, err = s.hasher.Hash(ctx, password); err != nil {
+		return err
+	}
+	return wrapStore(s.commit(ctx, func(ctx context.Context) error { return s.replaceAdminFactors(ctx, a) },
+		Event{Kind: EventAdminPasswordSet, Target: a.Username}), "setting administrator password")
+}
+
 // errAdminSignIn is the one answer to every failed sign-in, whatever was
 // wrong: the username, the password or the TOTP code.
 var errAdminSignIn = Refusal(CodeInvalidCredentials, "The username, password or code is wrong.")

@@ -195,3 +195,66 @@ func TestCreateAdmin_RefusesCommonAndShortPasswordsAndTheUsername(t *testing.T) 
 		})
 	}
 }
+
+// TestSetAdminPassword_TheNewOneSignsInTheOldOneAndItsSessionsEnd: the
+// operator's reset of an administrator's password follows creation's
+// rules, ends the sessions opened with the old one, and keeps the TOTP
+// enrolment.
+func TestSetAdminPassword_TheNewOneSignsInTheOldOneAndItsSessionsEnd(t *testing.T) {
+	ctx := context.Background()
+	svc, c := newAdminService(t)
+	if _, err := svc.CreateAdmin(ctx, "bobby", "forgotten horse battery"); err != nil {
+		t.Fatal(err)
+	}
+	en, err := svc.BeginTOTP(ctx, "bobby")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _ := totp.GenerateCode(en.Secret, c.Now())
+	if err := svc.ConfirmTOTP(ctx, "bobby", code); err != nil {
+		t.Fatal(err)
+	}
+	signIn := func(password string) (string, error) {
+		c.advance(30 * time.Second)
+		code, _ := totp.GenerateCode(en.Secret, c.Now())
+		token, _, err := svc.SignInAdmin(ctx, "bobby", password, code)
+		return token, err
+	}
+	before, err := signIn("forgotten horse battery")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	for _, tc := range []struct {
+		name, username, password string
+		want                     access.Code
+	}{
+		{"no such administrator", "nobody", "a fresh horse battery", access.CodeNotFound},
+		{"too short", "bobby", "short one", access.CodeValidationFailed},
+		{"a common password", "bobby", "password1234", access.CodeValidationFailed},
+		{"the username in it", "bobby", "big-bobby-tables", access.CodeValidationFailed},
+	} {
+		wantCode(t, svc.SetAdminPassword(ctx, tc.username, tc.password), tc.want)
+	}
+	if _, err := svc.AdminSessionOf(ctx, before); err != nil {
+		t.Fatalf("a refused reset ended the session: %v", err)
+	}
+
+	if err := svc.SetAdminPassword(ctx, "Bobby", "a fresh horse battery"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = svc.AdminSessionOf(ctx, before)
+	wantCode(t, err, access.CodeAuthenticationRequired)
+	_, err = signIn("forgotten horse battery")
+	wantCode(t, err, access.CodeInvalidCredentials)
+	after, err := signIn("a fresh horse battery")
+	if err != nil {
+		t.Fatalf("the new password with the same authenticator: %v", err)
+	}
+	if _, err := svc.AdminSessionOf(ctx, after); err != nil {
+		t.Fatal(err)
+	}
+	if a, err := svc.AdminNamed(ctx, "bobby"); err != nil || !a.TOTPEnabled {
+		t.Fatalf("after the reset: %+v, %v; want TOTP still enabled", a, err)
+	}
+}

@@ -83,9 +83,10 @@ func (s *Service) ConfirmTOTP(ctx context.Context, username, code string) error 
 		Event{Kind: EventAdminTOTPEnabled, Target: a.Username}), "enabling TOTP")
 }
 
-// replaceAdminFactors stores a's changed second factor and then ends a's
-// dashboard sessions: one opened under the old factor (the password alone,
-// or a secret being replaced because it leaked) does not outlive it. The
+// replaceAdminFactors stores a's changed factor (its password, or its
+// second factor) and then ends a's dashboard sessions: one opened under
+// the old factor (a forgotten or leaked password, the password alone, or a
+// secret being replaced because it leaked) does not outlive it. The
 // order matters: a sign-in that stores its session after the sessions are
 // ended reads the account again and finds the new factor
 // (sessionStillAllowed).
@@ -181,10 +182,10 @@ func totpStep(secret, code string, now time.Time) (int64, bool) {
 
 // sessionStillAllowed reports whether the sign-in that checked a's
 // factors may keep the session it has just stored: the administrator
-// still exists and the TOTP requirement read back is the one checked. A
-// TOTP change (or a deletion) stores the account before ending its
-// sessions, so a sign-in whose session was stored too late to be ended
-// sees the change here.
+// still exists, and the password and TOTP requirement read back are the
+// ones checked. A password or TOTP change (or a deletion) stores the
+// account before ending its sessions, so a sign-in whose session was
+// stored too late to be ended sees the change here.
 func (s *Service) sessionStillAllowed(ctx context.Context, a *Admin) (bool, error) {
 	now, err := s.store.AdminByName(ctx, a.Username)
 	if errors.Is(err, ErrNotFound) {
@@ -193,7 +194,7 @@ func (s *Service) sessionStillAllowed(ctx context.Context, a *Admin) (bool, erro
 	if err != nil {
 		return false, wrapStore(err, "reading administrator")
 	}
-	if now.TOTPEnabled != a.TOTPEnabled {
+	if now.TOTPEnabled != a.TOTPEnabled || subtle.ConstantTimeCompare([]byte(now.PasswordHash), []byte(a.PasswordHash)) != 1 {
 		return false, nil
 	}
 	if !a.TOTPEnabled {

@@ -16,6 +16,8 @@ const (
 	EventAdminDeleted      EventKind = "admin.deleted"
 	EventAdminTOTPEnabled  EventKind = "admin.totp_enabled"
 	EventAdminTOTPDisabled EventKind = "admin.totp_disabled"
+	// EventAdminPasswordSet: the operator set an administrator's password.
+	EventAdminPasswordSet EventKind = "admin.password_set"
 	EventAdminSignedIn     EventKind = "admin.signed_in"
 	EventAdminSignedOut    EventKind = "admin.signed_out"
 	// EventStoreExported: the whole store was read out (After counts the
@@ -32,6 +34,7 @@ const (
 // serverKinds are the events of the server's audit log.
 var serverKinds = map[EventKind]bool{
 	EventAdminCreated: true, EventAdminDeleted: true, EventAdminTOTPEnabled: true, EventAdminTOTPDisabled: true,
+	EventAdminPasswordSet: true,
 	EventAdminSignedIn: true, EventAdminSignedOut: true,
 	EventStoreExported: true, EventStoreImported: true, EventStoreBackedUp: true,
 }

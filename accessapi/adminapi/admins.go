@@ -66,6 +66,18 @@ func confirmTOTP(w http.ResponseWriter, r *http.Request, svc *access.Service) er
 	return noContent(w)
 }
 
+// setAdminPassword serves POST /admins/{admin}/password.
+func setAdminPassword(w http.ResponseWriter, r *http.Request, svc *access.Service) error {
+	var b wire.PasswordReset
+	if err := httpx.DecodeStrictJSON(w, r, &b, maxBodyBytes); err != nil {
+		return err
+	}
+	if err := svc.SetAdminPassword(r.Context(), r.PathValue("admin"), b.Password); err != nil {
+		return err
+	}
+	return noContent(w)
+}
+
 // disableTOTP serves DELETE /admins/{admin}/totp.
 func disableTOTP(w http.ResponseWriter, r *http.Request, svc *access.Service) error {
 	if err := svc.DisableTOTP(r.Context(), r.PathValue("admin")); err != nil {

@@ -51,7 +51,7 @@ var readOnlyRoutes = []string{"POST /apps/{app}/licenses/lookup"}
 // recorded; an import needs an empty store and is tested in package
 // access.
 var serverLogRoutes = []string{"POST /import", "POST /backup", "POST /admins", "DELETE /admins/{admin}", "POST /admins/{admin}/totp",
-	"POST /admins/{admin}/totp/confirm", "DELETE /admins/{admin}/totp"}
+	"POST /admins/{admin}/totp/confirm", "DELETE /admins/{admin}/totp", "POST /admins/{admin}/password"}
 
 func TestAuditLog_EveryManagementRouteIsRecordedWithItsPrincipal(t *testing.T) {
 	s := newTestServer(t)
@@ -372,6 +372,7 @@ func TestServerAuditLog_AdministratorsExportAndBackupAreRecordedWithTheirCaller(
 	}{
 		{"POST", "/admins/dana/totp/confirm", map[string]any{"code": code}, http.StatusNoContent},
 		{"DELETE", "/admins/dana/totp", nil, http.StatusNoContent},
+		{"POST", "/admins/dana/password", map[string]any{"password": "another long phrase"}, http.StatusNoContent},
 		{"DELETE", "/admins/dana", nil, http.StatusNoContent},
 		// This server's store is MongoDB: a refused backup is not recorded
 		// (package access tests a backup of SQLite).
@@ -395,7 +396,7 @@ func TestServerAuditLog_AdministratorsExportAndBackupAreRecordedWithTheirCaller(
 		}
 	}
 	slices.Sort(got) // one millisecond's entries have no order
-	want := []string{"admin.created dana", "admin.deleted dana", "admin.totp_disabled dana", "admin.totp_enabled dana", "store.exported "}
+	want := []string{"admin.created dana", "admin.deleted dana", "admin.password_set dana", "admin.totp_disabled dana", "admin.totp_enabled dana", "store.exported "}
 	if len(got) != len(want) {
 		t.Fatalf("server log %q, want %q", got, want)
 	}

@@ -64,6 +64,7 @@ func (h *Handler) routes() map[string]route {
 		"POST /admins":                      createAdmin,
 		"GET /admins":                       listAdmins,
 		"DELETE /admins/{admin}":            deleteAdmin,
+		"POST /admins/{admin}/password":     setAdminPassword,
 		"POST /admins/{admin}/totp":         beginTOTP,
 		"POST /admins/{admin}/totp/confirm": confirmTOTP,
 		"DELETE /admins/{admin}/totp":       disableTOTP,

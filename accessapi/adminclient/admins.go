@@ -24,6 +24,11 @@ func (c *Client) DeleteAdmin(ctx context.Context, username string) error {
 	return c.del(ctx, "/admins/"+seg(username))
 }
 
+// SetAdminPassword calls POST /admins/{admin}/password.
+func (c *Client) SetAdminPassword(ctx context.Context, username, password string) error {
+	return c.send(ctx, http.MethodPost, "/admins/"+seg(username)+"/password", wire.PasswordReset{Password: password}, nil)
+}
+
 // BeginTOTP calls POST /admins/{admin}/totp: the answer holds the only
 // copy of the pending secret.
 func (c *Client) BeginTOTP(ctx context.Context, username string) (*wire.TOTPEnrolment, error) {

@@ -411,6 +411,9 @@ func managementAPI() *api {
 		obj{"201": js("The administrator.", schemaRef("Admin"))}, 409, 413, 422)
 	add("GET", "/admins", "listAdmins", "admins", "List the administrators", nil, "", obj{"200": js("Every administrator.", schemaRef("AdminPage"))})
 	add("DELETE", "/admins/{admin}", "deleteAdmin", "admins", "Delete an administrator", []obj{admin}, "", noContent, 404)
+	add("POST", "/admins/{admin}/password", "setAdminPassword", "admins",
+		"Set an administrator's password (a forgotten or leaked one) and end their dashboard sessions; TOTP stays",
+		[]obj{admin}, "PasswordReset", noContent, 404, 413, 422)
 	add("POST", "/admins/{admin}/totp", "beginTOTP", "admins", "Begin a TOTP enrolment", []obj{admin}, "",
 		obj{"200": js("The pending secret.", schemaRef("TOTPEnrolment"))}, 404, 409)
 	add("POST", "/admins/{admin}/totp/confirm", "confirmTOTP", "admins", "Confirm a TOTP enrolment with a code", []obj{admin}, "TOTPCode",
