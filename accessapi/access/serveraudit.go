@@ -18,8 +18,8 @@ const (
 	EventAdminTOTPDisabled EventKind = "admin.totp_disabled"
 	// EventAdminPasswordSet: the operator set an administrator's password.
 	EventAdminPasswordSet EventKind = "admin.password_set"
-	EventAdminSignedIn     EventKind = "admin.signed_in"
-	EventAdminSignedOut    EventKind = "admin.signed_out"
+	EventAdminSignedIn    EventKind = "admin.signed_in"
+	EventAdminSignedOut   EventKind = "admin.signed_out"
 	// EventStoreExported: the whole store was read out (After counts the
 	// records per type).
 	EventStoreExported EventKind = "store.exported"
@@ -35,7 +35,7 @@ const (
 var serverKinds = map[EventKind]bool{
 	EventAdminCreated: true, EventAdminDeleted: true, EventAdminTOTPEnabled: true, EventAdminTOTPDisabled: true,
 	EventAdminPasswordSet: true,
-	EventAdminSignedIn: true, EventAdminSignedOut: true,
+	EventAdminSignedIn:    true, EventAdminSignedOut: true,
 	EventStoreExported: true, EventStoreImported: true, EventStoreBackedUp: true,
 }
 
