@@ -34,8 +34,7 @@ const (
 // serverKinds are the events of the server's audit log.
 var serverKinds = map[EventKind]bool{
 	EventAdminCreated: true, EventAdminDeleted: true, EventAdminTOTPEnabled: true, EventAdminTOTPDisabled: true,
-	EventAdminPasswordSet: true,
-	EventAdminSignedIn:    true, EventAdminSignedOut: true,
+	EventAdminPasswordSet: true, EventAdminSignedIn: true, EventAdminSignedOut: true,
 	EventStoreExported: true, EventStoreImported: true, EventStoreBackedUp: true,
 }
 
