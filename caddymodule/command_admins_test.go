@@ -1,15 +1,12 @@
 package caddymodule
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/spf13/cobra"
 
 	"github.com/appaccess/appaccess/accessapi/access"
 	"github.com/appaccess/appaccess/accessapi/wire"
@@ -60,14 +57,9 @@ func TestCommand_TheTimeoutStartsAfterThePasswordIsTyped(t *testing.T) {
 		{"admins", "create", "--username", "dave"},
 		{"users", "reset-password", user.ID, "--app", app.ID},
 	} {
-		var out bytes.Buffer
-		root := &cobra.Command{Use: "app-access", SilenceErrors: true}
-		newCLI(&slowTyping{pause: 600 * time.Millisecond, r: strings.NewReader("a new long enough phrase\n")}, &out).build(root)
-		root.SetArgs(append(args, "--address", s.Addr, "--timeout", "300ms"))
-		root.SetOut(&out)
-		root.SetErr(&out)
-		if err := root.ExecuteContext(context.Background()); err != nil {
-			t.Fatalf("%s with the password typed after the timeout's length: %v\n%s", strings.Join(args, " "), err, out.String())
+		typing := &slowTyping{pause: 600 * time.Millisecond, r: strings.NewReader("a new long enough phrase\n")}
+		if out, err := runCommandReading(t, typing, append(args, "--address", s.Addr, "--timeout", "300ms")...); err != nil {
+			t.Fatalf("%s with the password typed after the timeout's length: %v\n%s", strings.Join(args, " "), err, out)
 		}
 	}
 }

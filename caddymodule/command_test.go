@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -43,9 +44,16 @@ func runCommand(t *testing.T, args ...string) (string, error) {
 // runCommandWithInput is runCommand with input on the standard input.
 func runCommandWithInput(t *testing.T, input string, args ...string) (string, error) {
 	t.Helper()
+	return runCommandReading(t, strings.NewReader(input), args...)
+}
+
+// runCommandReading is runCommandWithInput with the standard input read
+// from in.
+func runCommandReading(t *testing.T, in io.Reader, args ...string) (string, error) {
+	t.Helper()
 	var out bytes.Buffer
 	root := &cobra.Command{Use: "app-access", SilenceErrors: true}
-	newCLI(strings.NewReader(input), &out).build(root)
+	newCLI(in, &out).build(root)
 	root.SetArgs(args)
 	root.SetOut(&out)
 	root.SetErr(&out)
