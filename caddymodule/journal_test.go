@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
-	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/google/uuid"
 	"go.uber.org/zap"
 
@@ -62,11 +61,7 @@ func TestConfig_JournalGraceAndSweepIntervalAreCaddyfileSettingsValidated(t *tes
 		{"an interval that would spin", "journal_sweep_interval 1ms", 0, 0, "journal_sweep_interval must be at least 1s"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			a := new(App)
-			if err := a.UnmarshalCaddyfile(caddyfile.NewTestDispenser("app_access {\n" + tt.caddyfile + "\n}")); err != nil {
-				t.Fatal(err)
-			}
-			err := a.Validate()
+			a, err := validatedApp(t, tt.caddyfile)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("Validate: %v, want an error saying %q", err, tt.wantErr)

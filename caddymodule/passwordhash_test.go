@@ -9,6 +9,17 @@ import (
 	"github.com/appaccess/appaccess/accessapi/access"
 )
 
+// validatedApp is the app_access global option whose body is body, parsed
+// (a parse error fails the test) and validated.
+func validatedApp(t *testing.T, body string) (*App, error) {
+	t.Helper()
+	a := new(App)
+	if err := a.UnmarshalCaddyfile(caddyfile.NewTestDispenser("app_access {\n" + body + "\n}")); err != nil {
+		t.Fatal(err)
+	}
+	return a, a.Validate()
+}
+
 // TestConfig_PasswordHashCostIsSetInTheCaddyfileAndNeverBelowOWASP: the
 // argon2id memory and passes are app settings whose default is OWASP's
 // minimum, and a cost below OWASP's least pairing is refused at load.
@@ -27,11 +38,7 @@ func TestConfig_PasswordHashCostIsSetInTheCaddyfileAndNeverBelowOWASP(t *testing
 		{"more passes than a stored hash may carry", "hash_iterations 65", access.Argon2Params{}, "iterations at most 64"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			a := new(App)
-			if err := a.UnmarshalCaddyfile(caddyfile.NewTestDispenser("app_access {\n" + tt.caddyfile + "\n}")); err != nil {
-				t.Fatal(err)
-			}
-			err := a.Validate()
+			a, err := validatedApp(t, tt.caddyfile)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("Validate: %v, want an error saying %q", err, tt.wantErr)
