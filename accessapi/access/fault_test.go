@@ -137,12 +137,7 @@ func TestFeedFault_InstanceFallsBackToStalenessAndResumes(t *testing.T) {
 	b := startInstance(t, proxied, cfg, access.FeedConfig{Timeout: 300 * time.Millisecond,
 		OnFault: func(error) { faults.Add(1) }, OnResume: func() { resumes.Add(1) }})
 
-	created, err := a.svc.CreateApp(ctx, access.AppSettings{Name: ptr("fault")})
-	must(t, err)
-	appA, err := a.svc.AuthenticateApp(ctx, created.APIKey, created.APISecret)
-	must(t, err)
-	appB, err := b.svc.AuthenticateApp(ctx, created.APIKey, created.APISecret)
-	must(t, err)
+	created, appA, appB := sharedApp(t, a, b, "fault")
 	code := (&fixture{store: direct, svc: a.svc, app: appA}).license(t, minutesGrant(600))
 	view, err := a.svc.SignUpWithLicense(ctx, appA, code, "")
 	must(t, err)

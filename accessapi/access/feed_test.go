@@ -50,6 +50,20 @@ func newInstance(store access.Store, cfg access.Config, fc access.FeedConfig) *i
 	return &instance{svc: access.NewService(store, cfg), feed: tail}
 }
 
+// sharedApp creates an application through a and authenticates it on
+// both instances.
+func sharedApp(t testing.TB, a, b *instance, name string) (created *access.NewApp, onA, onB *access.App) {
+	t.Helper()
+	ctx := context.Background()
+	created, err := a.svc.CreateApp(ctx, access.AppSettings{Name: &name})
+	must(t, err)
+	onA, err = a.svc.AuthenticateApp(ctx, created.APIKey, created.APISecret)
+	must(t, err)
+	onB, err = b.svc.AuthenticateApp(ctx, created.APIKey, created.APISecret)
+	must(t, err)
+	return created, onA, onB
+}
+
 // waitFor polls observed until it holds and returns how long that took;
 // it fails the test after limit.
 func waitFor(t *testing.T, what string, limit time.Duration, observed func() bool) time.Duration {
@@ -258,12 +272,7 @@ func TestTwoInstances_APasswordChangeEndsTheOldPasswordOnTheOtherWithinASecond(t
 	store := storetest.Default(t)
 	a := startInstance(t, store, feedTestConfig(), access.FeedConfig{})
 	b := startInstance(t, store, feedTestConfig(), access.FeedConfig{})
-	created, err := a.svc.CreateApp(ctx, access.AppSettings{Name: ptr("passwords")})
-	must(t, err)
-	appA, err := a.svc.AuthenticateApp(ctx, created.APIKey, created.APISecret)
-	must(t, err)
-	appB, err := b.svc.AuthenticateApp(ctx, created.APIKey, created.APISecret)
-	must(t, err)
+	created, appA, appB := sharedApp(t, a, b, "passwords")
 	const first, second, third = "first passphrase 1", "second passphrase 2", "third passphrase 3"
 	view, err := a.svc.SignUp(ctx, appA, access.SignUpRequest{Username: "erin", Password: first})
 	must(t, err)
