@@ -55,6 +55,7 @@ func TestCommand_TheTimeoutStartsAfterThePasswordIsTyped(t *testing.T) {
 	}
 	for _, args := range [][]string{
 		{"admins", "create", "--username", "dave"},
+		{"admins", "set-password", "--username", "dave"},
 		{"users", "reset-password", user.ID, "--app", app.ID},
 	} {
 		typing := &slowTyping{pause: 600 * time.Millisecond, r: strings.NewReader("a new long enough phrase\n")}

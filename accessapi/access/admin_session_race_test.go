@@ -138,3 +138,38 @@ func TestAdminSession_NoneOpenedWithTheOldPasswordOutlivesAReset(t *testing.T) {
 		old = next
 	}
 }
+
+// TestSetAdminPassword_ARaceWithATOTPChangeLosesNeither: a password reset
+// and a TOTP change of one administrator at once both stand: neither
+// writes back what it read of the other's field.
+func TestSetAdminPassword_ARaceWithATOTPChangeLosesNeither(t *testing.T) {
+	ctx := context.Background()
+	params := access.Argon2Params{MemoryKiB: 8 << 10, Iterations: 1, Parallelism: 1}
+	svc := access.NewService(storetest.Default(t), access.Config{Argon2: params})
+	for round := range 8 {
+		name := fmt.Sprintf("racer%d", round)
+		if _, err := svc.CreateAdmin(ctx, name, "first horse battery"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := svc.BeginTOTP(ctx, name); err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		var reset error
+		wg.Go(func() { reset = svc.SetAdminPassword(ctx, name, "second horse battery") })
+		wg.Go(func() {
+			time.Sleep(time.Duration(round) * time.Millisecond) // within the reset's hash
+			must(t, svc.DisableTOTP(ctx, name))
+		})
+		wg.Wait()
+		must(t, reset)
+		a, err := svc.AdminNamed(ctx, name)
+		must(t, err)
+		if a.PendingTOTPSecret != "" {
+			t.Fatalf("round %d: the reset wrote back the pending TOTP secret the disabling removed", round)
+		}
+		if _, _, err := svc.SignInAdmin(ctx, name, "second horse battery", ""); err != nil {
+			t.Fatalf("round %d: the new password after a TOTP change raced the reset: %v", round, err)
+		}
+	}
+}

@@ -83,7 +83,10 @@ func (s *Service) DeleteAdmin(ctx context.Context, username string) error {
 // SetAdminPassword replaces an administrator's password (the operator's
 // answer to a forgotten one) under the same rules as at creation, and ends
 // the administrator's dashboard sessions. The TOTP enrolment and the
-// known sign-in addresses stay: it is the same administrator.
+// known sign-in addresses stay: it is the same administrator. The write is
+// conditional on the hash read, so of two resets at once one is refused
+// (a conflict) rather than both reported done, and one that raced a
+// deletion and re-creation of the name touches nothing.
 func (s *Service) SetAdminPassword(ctx context.Context, username, password string) error {
 	a, err := s.AdminNamed(ctx, username)
 	if err != nil {
@@ -92,11 +95,20 @@ func (s *Service) SetAdminPassword(ctx context.Context, username, password strin
 	if fe := validatePassword(adminPasswordPolicy, a.Username, password); fe != nil {
 		return Invalid(*fe)
 	}
-	if a.PasswordHash, err = s.hasher.Hash(ctx, password); err != nil {
+	hash, err := s.hasher.Hash(ctx, password)
+	if err != nil {
 		return err
 	}
-	return wrapStore(s.commit(ctx, func(ctx context.Context) error { return s.replaceAdminFactors(ctx, a) },
-		Event{Kind: EventAdminPasswordSet, Target: a.Username}), "setting administrator password")
+	err = s.commit(ctx, func(ctx context.Context) error {
+		if err := s.store.SetAdminPassword(ctx, a.Username, a.CreatedAt, a.PasswordHash, hash); err != nil {
+			return err
+		}
+		return s.store.DeleteAdminSessions(ctx, a.Username)
+	}, Event{Kind: EventAdminPasswordSet, Target: a.Username})
+	if errors.Is(err, ErrNotFound) {
+		return Refusal(CodeConflict, "The administrator was changed meanwhile; try again.")
+	}
+	return wrapStore(err, "setting administrator password")
 }
 
 // errAdminSignIn is the one answer to every failed sign-in, whatever was

@@ -56,9 +56,16 @@ type SellerKey struct {
 type AdminStore interface {
 	InsertAdmin(ctx context.Context, a *Admin) error
 	AdminByName(ctx context.Context, username string) (*Admin, error)
-	// ReplaceAdmin rewrites an administrator; the operator is its only
-	// writer.
-	ReplaceAdmin(ctx context.Context, a *Admin) error
+	// SetAdminTOTP writes a's TOTP fields (the enabled secret, whether
+	// it is enabled, the pending secret) and nothing else, so it never
+	// undoes a password set meanwhile; ErrNotFound unless the
+	// administrator named a.Username is the one created at a.CreatedAt
+	// (not one deleted and created again since a was read).
+	SetAdminTOTP(ctx context.Context, a *Admin) error
+	// SetAdminPassword replaces the password hash of the administrator
+	// named username and created at createdAt only while it is oldHash;
+	// ErrNotFound otherwise (changed meanwhile, deleted or recreated).
+	SetAdminPassword(ctx context.Context, username string, createdAt time.Time, oldHash, newHash string) error
 	// Admins lists administrators by username.
 	Admins(ctx context.Context) ([]Admin, error)
 	DeleteAdmin(ctx context.Context, username string) error

@@ -44,7 +44,7 @@ func (s *Service) BeginTOTP(ctx context.Context, username string) (*TOTPEnrolmen
 	if err := s.sealCurrentTOTP(a); err != nil {
 		return nil, err
 	}
-	if err := s.store.ReplaceAdmin(ctx, a); err != nil {
+	if err := s.store.SetAdminTOTP(ctx, a); err != nil {
 		return nil, wrapStore(err, "storing TOTP secret")
 	}
 	return &TOTPEnrolment{Secret: key.Secret(), URL: key.URL()}, nil
@@ -83,15 +83,15 @@ func (s *Service) ConfirmTOTP(ctx context.Context, username, code string) error 
 		Event{Kind: EventAdminTOTPEnabled, Target: a.Username}), "enabling TOTP")
 }
 
-// replaceAdminFactors stores a's changed factor (its password, or its
-// second factor) and then ends a's dashboard sessions: one opened under
-// the old factor (a forgotten or leaked password, the password alone, or a
-// secret being replaced because it leaked) does not outlive it. The
+// replaceAdminFactors stores a's changed second factor and then ends a's
+// dashboard sessions: one opened under the old factor (the password alone,
+// or a secret being replaced because it leaked) does not outlive it
+// (SetAdminPassword does the same after a password). The
 // order matters: a sign-in that stores its session after the sessions are
 // ended reads the account again and finds the new factor
 // (sessionStillAllowed).
 func (s *Service) replaceAdminFactors(ctx context.Context, a *Admin) error {
-	if err := s.store.ReplaceAdmin(ctx, a); err != nil {
+	if err := s.store.SetAdminTOTP(ctx, a); err != nil {
 		return err
 	}
 	return s.store.DeleteAdminSessions(ctx, a.Username)
@@ -127,7 +127,7 @@ func (s *Service) checkTOTP(ctx context.Context, a *Admin, code string) (bool, e
 	}
 	// Best effort: a failed write leaves the secret in the clear, to be
 	// sealed at the next sign-in.
-	_ = s.store.ReplaceAdmin(ctx, a)
+	_ = s.store.SetAdminTOTP(ctx, a)
 	return true, nil
 }
 

@@ -183,7 +183,7 @@ func TestTOTPSecrets_StoredInTheClearStillSignInAndAreSealedThen(t *testing.T) {
 		t.Fatal(err)
 	}
 	a.TOTPSecret, a.TOTPEnabled = secret, true
-	if err := e.store.ReplaceAdmin(ctx, a); err != nil {
+	if err := e.store.SetAdminTOTP(ctx, a); err != nil {
 		t.Fatal(err)
 	}
 	if e.signsIn(t, "") {

@@ -39,6 +39,7 @@ func TestAPI_KeyWithOnlyLicensesCreateCreatesCodesAndNothingElse(t *testing.T) {
 		{"GET", "/apps", ""},
 		{"POST", "/apps/" + e.app.ID + "/keys", `{"name": "more", "scopes": ["users:write"]}`},
 		{"POST", "/admins", `{"username": "eve", "password": "correct horse battery"}`},
+		{"POST", "/admins/" + adminName + "/password", `{"password": "correct horse battery"}`},
 	} {
 		status, body := e.call(t, k.Secret, tc.method, tc.path, tc.body)
 		if status != http.StatusForbidden || problemCode(t, body) != "forbidden" {

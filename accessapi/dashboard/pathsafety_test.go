@@ -72,6 +72,7 @@ func TestDashboardAPI_ASessionCannotCallTheAdminEndpointOnlyRoutes(t *testing.T)
 		{"POST", "/admin/api/backup", `{"path":"` + dir + `/copy.db"}`},
 		{"GET", "/admin/api/admins", ""},
 		{"POST", "/admin/api/admins", `{"username":"mallory","password":"a long and unusual pass 7"}`},
+		{"POST", "/admin/api/admins/" + adminName + "/password", `{"password":"a long and unusual pass 8"}`},
 	} {
 		req, _ := http.NewRequest(tc.method, e.srv.URL+tc.path, strings.NewReader(tc.body))
 		req.Header.Set("Content-Type", "application/json")

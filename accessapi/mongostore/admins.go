@@ -52,10 +52,20 @@ func (s *Store) AdminByName(ctx context.Context, username string) (*access.Admin
 	return d.admin(), nil
 }
 
-// ReplaceAdmin implements access.AdminStore: a whole-document replace by
-// the administrator's only writer, the operator.
-func (s *Store) ReplaceAdmin(ctx context.Context, a *access.Admin) error {
-	return s.replaceExisting(ctx, collAdmins, bsonEq("_id", a.Username), toAdminDoc(a))
+// SetAdminTOTP implements access.AdminStore: one update of the TOTP
+// fields, on _id and created_at.
+func (s *Store) SetAdminTOTP(ctx context.Context, a *access.Admin) error {
+	d := toAdminDoc(a)
+	return s.setExisting(ctx, collAdmins, bson.D{{Key: "_id", Value: d.Username}, {Key: "created_at", Value: d.CreatedAt}},
+		bson.D{{Key: "totp_secret", Value: d.TOTPSecret}, {Key: "totp_enabled", Value: d.TOTPEnabled}, {Key: "pending_totp_secret", Value: d.PendingTOTPSecret}})
+}
+
+// SetAdminPassword implements access.AdminStore: one update conditional
+// on _id, created_at and the old hash (atomic on MongoDB, as any
+// single-document update is).
+func (s *Store) SetAdminPassword(ctx context.Context, username string, createdAt time.Time, oldHash, newHash string) error {
+	return s.setExisting(ctx, collAdmins, bson.D{{Key: "_id", Value: username}, {Key: "created_at", Value: createdAt},
+		{Key: "password_hash", Value: oldHash}}, bsonEq("password_hash", newHash))
 }
 
 // Admins implements access.AdminStore.

@@ -413,7 +413,7 @@ func managementAPI() *api {
 	add("DELETE", "/admins/{admin}", "deleteAdmin", "admins", "Delete an administrator", []obj{admin}, "", noContent, 404)
 	add("POST", "/admins/{admin}/password", "setAdminPassword", "admins",
 		"Set an administrator's password (a forgotten or leaked one) and end their dashboard sessions; TOTP stays",
-		[]obj{admin}, "PasswordReset", noContent, 404, 413, 422)
+		[]obj{admin}, "PasswordReset", noContent, 404, 409, 413, 422)
 	add("POST", "/admins/{admin}/totp", "beginTOTP", "admins", "Begin a TOTP enrolment", []obj{admin}, "",
 		obj{"200": js("The pending secret.", schemaRef("TOTPEnrolment"))}, 404, 409)
 	add("POST", "/admins/{admin}/totp/confirm", "confirmTOTP", "admins", "Confirm a TOTP enrolment with a code", []obj{admin}, "TOTPCode",

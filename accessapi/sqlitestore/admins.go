@@ -29,10 +29,16 @@ func (s *Store) AdminByName(ctx context.Context, username string) (*access.Admin
 	return &a, nil
 }
 
-// ReplaceAdmin implements access.AdminStore.
-func (s *Store) ReplaceAdmin(ctx context.Context, a *access.Admin) error {
-	return mustAffect(s.exec(ctx, `UPDATE admins SET password_hash = ?, totp_secret = ?, totp_enabled = ?, pending_totp_secret = ?
-		WHERE username = ?`, a.PasswordHash, a.TOTPSecret, boolInt(a.TOTPEnabled), a.PendingTOTPSecret, a.Username))
+// SetAdminTOTP implements access.AdminStore.
+func (s *Store) SetAdminTOTP(ctx context.Context, a *access.Admin) error {
+	return mustAffect(s.exec(ctx, `UPDATE admins SET totp_secret = ?, totp_enabled = ?, pending_totp_secret = ?
+		WHERE username = ? AND created_at = ?`, a.TOTPSecret, boolInt(a.TOTPEnabled), a.PendingTOTPSecret, a.Username, ms(a.CreatedAt)))
+}
+
+// SetAdminPassword implements access.AdminStore.
+func (s *Store) SetAdminPassword(ctx context.Context, username string, createdAt time.Time, oldHash, newHash string) error {
+	return mustAffect(s.exec(ctx, `UPDATE admins SET password_hash = ? WHERE username = ? AND created_at = ? AND password_hash = ?`,
+		newHash, username, ms(createdAt), oldHash))
 }
 
 // Admins implements access.AdminStore.

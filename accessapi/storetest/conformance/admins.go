@@ -26,7 +26,7 @@ func testAdmins(t *testing.T, s access.Store) {
 		{TOTPSecret: "sealed1:enabled", TOTPEnabled: true, PendingTOTPSecret: ""},
 	} {
 		a.TOTPSecret, a.TOTPEnabled, a.PendingTOTPSecret = want.TOTPSecret, want.TOTPEnabled, want.PendingTOTPSecret
-		must(t, s.ReplaceAdmin(ctx, a))
+		must(t, s.SetAdminTOTP(ctx, a))
 		got, err := s.AdminByName(ctx, "alice")
 		must(t, err)
 		if got.PasswordHash != "h1" || got.TOTPSecret != want.TOTPSecret || got.TOTPEnabled != want.TOTPEnabled ||
@@ -48,8 +48,51 @@ func testAdmins(t *testing.T, s access.Store) {
 	if _, err := s.AdminByName(ctx, "alice"); !errors.Is(err, access.ErrNotFound) {
 		t.Fatalf("deleted alice: %v, want ErrNotFound", err)
 	}
-	if err := s.ReplaceAdmin(ctx, a); !errors.Is(err, access.ErrNotFound) {
-		t.Fatalf("replacing deleted alice: %v, want ErrNotFound", err)
+	if err := s.SetAdminTOTP(ctx, a); !errors.Is(err, access.ErrNotFound) {
+		t.Fatalf("the TOTP of deleted alice: %v, want ErrNotFound", err)
+	}
+}
+
+// testAdminFactorWrites: a TOTP write touches the TOTP fields alone, so it
+// never restores a password read before a reset; a password write is
+// conditional on the hash it replaces; neither reaches an administrator
+// deleted and created again under the name since it was read.
+func testAdminFactorWrites(t *testing.T, s access.Store) {
+	ctx := context.Background()
+	read := &access.Admin{Username: "carol", PasswordHash: "h-old", CreatedAt: epoch}
+	must(t, s.InsertAdmin(ctx, read))
+	current := func() *access.Admin {
+		t.Helper()
+		a, err := s.AdminByName(ctx, "carol")
+		must(t, err)
+		return a
+	}
+	must(t, s.SetAdminPassword(ctx, "carol", epoch, "h-old", "h-new"))
+	// A TOTP change computed from the record read before the reset.
+	read.TOTPSecret, read.TOTPEnabled = "sealed1:enabled", true
+	must(t, s.SetAdminTOTP(ctx, read))
+	if a := current(); a.PasswordHash != "h-new" || a.TOTPSecret != "sealed1:enabled" || !a.TOTPEnabled {
+		t.Fatalf("after a reset and a TOTP write from an older read: %+v", a)
+	}
+	if err := s.SetAdminPassword(ctx, "carol", epoch, "h-old", "h-stale"); !errors.Is(err, access.ErrNotFound) {
+		t.Fatalf("a reset from a stale hash: %v, want ErrNotFound", err)
+	}
+	if a := current(); a.PasswordHash != "h-new" {
+		t.Fatalf("a stale reset wrote %q", a.PasswordHash)
+	}
+	// Deleted and created again: writes computed for the first carol
+	// touch nothing of the second.
+	must(t, s.DeleteAdmin(ctx, "carol"))
+	later := epoch.Add(time.Hour)
+	must(t, s.InsertAdmin(ctx, &access.Admin{Username: "carol", PasswordHash: "h-new", CreatedAt: later}))
+	if err := s.SetAdminPassword(ctx, "carol", epoch, "h-new", "h-first"); !errors.Is(err, access.ErrNotFound) {
+		t.Fatalf("a reset of the first carol on the second: %v, want ErrNotFound", err)
+	}
+	if err := s.SetAdminTOTP(ctx, read); !errors.Is(err, access.ErrNotFound) {
+		t.Fatalf("a TOTP write of the first carol on the second: %v, want ErrNotFound", err)
+	}
+	if a := current(); a.PasswordHash != "h-new" || a.TOTPEnabled || !a.CreatedAt.Equal(later) {
+		t.Fatalf("the second carol after writes meant for the first: %+v", a)
 	}
 }
 

@@ -44,6 +44,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"Variables_LastWriteWins", testVariables},
 		{"Apps_SecuritySettingsSurviveAReplace", testAppSecuritySettings},
 		{"SetAccountPassword_ReplacesTheHash", testAccountPassword},
+		{"AdminFactorWrites_NeverUndoEachOtherNorReachARecreatedAdmin", testAdminFactorWrites},
 		{"UpgradeAccountPassword_ReplacesOnlyTheHashItWasGiven", testAccountPasswordUpgrade},
 		{"UserSessions_OldestFirst", testUserSessions},
 		{"Attempts_CountedPerKeyClearedAndPruned", testAttempts},
