@@ -122,10 +122,11 @@ type App struct {
 
 	// HashMemoryKiB is the memory of one argon2id password hash, in KiB.
 	// Default: 19456 (19 MiB, OWASP's minimum at 2 iterations). At least
-	// 7168, and hash_memory_kib × hash_iterations at least 35840 (OWASP's
-	// least pairing, 7 MiB × 5); each running hash holds this much.
-	// Hashes made under other parameters are rehashed at their user's
-	// next verified login.
+	// OWASP's minimum for hash_iterations (47104 at 1, 19456 at 2, 12288
+	// at 3, 9216 at 4, 7168 from 5), at most 4 GiB. Each running hash
+	// holds this much, hash_concurrency of them at once, and a login with
+	// an unknown name costs one too. Users' hashes made with less are
+	// rehashed at their next verified login.
 	HashMemoryKiB uint32 `json:"hash_memory_kib,omitempty"`
 
 	// HashIterations is the number of argon2id passes of a password hash.
@@ -218,10 +219,9 @@ func (a *App) Validate() error {
 	if a.JournalSweepInterval != 0 && time.Duration(a.JournalSweepInterval) < minJournalSweepInterval {
 		return fmt.Errorf("journal_sweep_interval must be at least %v (0 takes the default, 10s)", minJournalSweepInterval)
 	}
-	if p := a.argon2(); p.MemoryKiB < minHashMemoryKiB || p.MemoryKiB > maxHashMemoryKiB || p.Iterations > maxHashIterations ||
-		uint64(p.MemoryKiB)*uint64(p.Iterations) < minHashCost {
-		return fmt.Errorf("hash_memory_kib %d with hash_iterations %d: memory must be %d to %d KiB, iterations at most %d, and memory × iterations at least %d (OWASP's least argon2id cost)",
-			p.MemoryKiB, p.Iterations, minHashMemoryKiB, maxHashMemoryKiB, maxHashIterations, minHashCost)
+	if p := a.argon2(); p.Iterations > maxHashIterations || p.MemoryKiB < minHashMemoryKiB(p.Iterations) || p.MemoryKiB > maxHashMemoryKiB {
+		return fmt.Errorf("hash_memory_kib %d with hash_iterations %d: iterations must be at most %d, and memory at least %d KiB at %d iterations (OWASP's least argon2id cost: 46 MiB at 1, 19 at 2, 12 at 3, 9 at 4, 7 from 5) and at most %d KiB",
+			p.MemoryKiB, p.Iterations, maxHashIterations, minHashMemoryKiB(p.Iterations), p.Iterations, maxHashMemoryKiB)
 	}
 	if a.DashboardIdleTimeout < 0 || time.Duration(a.DashboardIdleTimeout) > access.AdminSessionTTL {
 		return fmt.Errorf("dashboard_idle_timeout must be between 0 (the default, 30m) and %v", access.AdminSessionTTL)
@@ -527,15 +527,28 @@ func (a *App) runUntilStop(loop func(ctx context.Context)) {
 	loop(ctx)
 }
 
-// The bounds of hash_memory_kib and hash_iterations: OWASP's least
-// argon2id cost (its pairings run from 46 MiB × 1 to 7 MiB × 5), and what
-// a stored hash may carry.
+// The bounds of hash_memory_kib and hash_iterations that a stored hash
+// may carry.
 const (
-	minHashMemoryKiB  = 7 * 1024
 	maxHashMemoryKiB  = 4 << 20
 	maxHashIterations = 64
-	minHashCost       = 7 * 1024 * 5
 )
+
+// minHashMemoryKiB is OWASP's least argon2id memory at t passes (its
+// password storage cheat sheet's pairings).
+func minHashMemoryKiB(t uint32) uint32 {
+	switch t {
+	case 1:
+		return 46 * 1024
+	case 2:
+		return 19 * 1024
+	case 3:
+		return 12 * 1024
+	case 4:
+		return 9 * 1024
+	}
+	return 7 * 1024
+}
 
 // argon2 is the password hashing cost configured, the OWASP minimum where
 // a setting is left out.

@@ -22,7 +22,8 @@ func validatedApp(t *testing.T, body string) (*App, error) {
 
 // TestConfig_PasswordHashCostIsSetInTheCaddyfileAndNeverBelowOWASP: the
 // argon2id memory and passes are app settings whose default is OWASP's
-// minimum, and a cost below OWASP's least pairing is refused at load.
+// minimum, and less memory than OWASP's pairing for the passes given is
+// refused at load.
 func TestConfig_PasswordHashCostIsSetInTheCaddyfileAndNeverBelowOWASP(t *testing.T) {
 	for _, tt := range []struct {
 		name, caddyfile string
@@ -33,9 +34,13 @@ func TestConfig_PasswordHashCostIsSetInTheCaddyfileAndNeverBelowOWASP(t *testing
 		{"raised", "hash_memory_kib 65536\nhash_iterations 3", access.Argon2Params{MemoryKiB: 65536, Iterations: 3, Parallelism: 1}, ""},
 		{"memory alone", "hash_memory_kib 47104", access.Argon2Params{MemoryKiB: 47104, Iterations: 2, Parallelism: 1}, ""},
 		{"OWASP's 7 MiB pairing", "hash_memory_kib 7168\nhash_iterations 5", access.Argon2Params{MemoryKiB: 7168, Iterations: 5, Parallelism: 1}, ""},
-		{"below OWASP's least cost", "hash_memory_kib 7168\nhash_iterations 4", access.Argon2Params{}, "at least 35840"},
-		{"too little memory whatever the passes", "hash_memory_kib 4096\nhash_iterations 10", access.Argon2Params{}, "memory must be 7168"},
-		{"more passes than a stored hash may carry", "hash_iterations 65", access.Argon2Params{}, "iterations at most 64"},
+		{"OWASP's one-pass pairing", "hash_memory_kib 47104\nhash_iterations 1", access.Argon2Params{MemoryKiB: 47104, Iterations: 1, Parallelism: 1}, ""},
+		{"OWASP's 12 MiB pairing", "hash_memory_kib 12288\nhash_iterations 3", access.Argon2Params{MemoryKiB: 12288, Iterations: 3, Parallelism: 1}, ""},
+		{"under OWASP at one pass", "hash_memory_kib 47103\nhash_iterations 1", access.Argon2Params{}, "at least 47104 KiB at 1 iterations"},
+		{"under OWASP at two passes", "hash_memory_kib 19455", access.Argon2Params{}, "at least 19456 KiB at 2 iterations"},
+		{"under OWASP at four passes", "hash_memory_kib 9215\nhash_iterations 4", access.Argon2Params{}, "at least 9216 KiB at 4 iterations"},
+		{"too little memory whatever the passes", "hash_memory_kib 4096\nhash_iterations 10", access.Argon2Params{}, "at least 7168 KiB at 10 iterations"},
+		{"more passes than a stored hash may carry", "hash_iterations 65", access.Argon2Params{}, "iterations must be at most 64"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			a, err := validatedApp(t, tt.caddyfile)

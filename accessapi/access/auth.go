@@ -239,21 +239,20 @@ func (s *Service) licenseUser(ctx context.Context, app *App, code string) (*user
 }
 
 // upgradePassword rehashes a password just verified against hash when
-// hash was made under other argon2id parameters than the configured ones,
-// so that raising them reaches every user at their next login. Best
-// effort, and not a password change (no event, no session ends): the
-// rehash is stored only while hash is still the account's, so a change
-// made meanwhile stands; a full hash queue or a failed write leaves the
-// old hash, which still verifies, for the next login.
+// hash was made with less memory or fewer passes than configured, so that
+// raising them reaches every user at their next login. Best effort, and
+// not a password change (no event, no session ends): it runs only when a
+// hashing slot is free at once, so it never makes a login wait behind
+// others; the rehash is stored only while hash is still the account's, so
+// a change made meanwhile stands; a skipped rehash or a failed write
+// leaves the old hash, which still verifies, for the next login.
 func (s *Service) upgradePassword(ctx context.Context, appID, usernameKey, password, hash string) {
 	if !s.hasher.Outdated(hash) {
 		return
 	}
-	upgraded, err := s.hasher.Hash(ctx, password)
-	if err != nil {
-		return
+	if upgraded, ok := s.hasher.HashIfIdle(password); ok {
+		_ = s.store.UpgradeAccountPassword(ctx, appID, usernameKey, hash, upgraded)
 	}
-	_ = s.store.UpgradeAccountPassword(ctx, appID, usernameKey, hash, upgraded)
 }
 
 // passwordUser authenticates a username and password sent with hardware

@@ -71,6 +71,30 @@ func (h *PasswordHasher) Hash(ctx context.Context, password string) (string, err
 	return h.hashWithSalt([]byte(password), salt), nil
 }
 
+// HashIfIdle is Hash when a hashing slot is free at once; ok is false,
+// with nothing hashed, when every slot is busy or the salt cannot be read.
+// For work that can wait for a quieter moment (a rehash).
+func (h *PasswordHasher) HashIfIdle(password string) (hash string, ok bool) {
+	salt := make([]byte, 16)
+	if _, err := rand.Read(salt); err != nil {
+		return "", false
+	}
+	select {
+	case h.tickets <- struct{}{}:
+	default:
+		return "", false
+	}
+	select {
+	case h.slots <- struct{}{}:
+	default:
+		<-h.tickets
+		return "", false
+	}
+	defer h.release()
+	defer h.timeHash(time.Now())
+	return h.hashWithSalt([]byte(password), salt), true
+}
+
 // Verify reports whether password matches encoded. An empty encoded hash
 // (an unknown user, or a user without a password) is checked against a dummy
 // hash, so that the answer takes the same time and is always false.
@@ -94,11 +118,13 @@ func (h *PasswordHasher) Verify(ctx context.Context, password, encoded string) (
 }
 
 // Outdated reports whether encoded, a hash a password was just verified
-// against, was made under other parameters than the hasher's: a rehash
-// then brings it to today's.
+// against, was made with less memory or fewer passes than the hasher's: a
+// rehash then brings it up to today's. A stronger one is left as it is,
+// so that instances whose settings differ (a rolling change) never undo
+// each other's rehash, and lowering the settings weakens no stored hash.
 func (h *PasswordHasher) Outdated(encoded string) bool {
 	p, _, _, err := decodeArgon2(encoded)
-	return err == nil && p != h.params
+	return err == nil && (p.MemoryKiB < h.params.MemoryKiB || p.Iterations < h.params.Iterations)
 }
 
 // DefaultHashQueuePerSlot is how many password checks may wait per hashing

@@ -96,12 +96,47 @@ func TestLogin_AHashUnderOldParametersIsUpgradedAtTheNextLogin(t *testing.T) {
 	if got := countOf(writes.take(), "UpgradeAccountPassword"); got != 1 || stored() != upgraded {
 		t.Fatalf("%d upgrades after two logins, want 1 (a current hash is left as it is)", got)
 	}
+	// An instance still on the old parameters verifies the stronger hash
+	// and leaves it as it is: it never weakens it.
 	if _, err := before.Authenticate(ctx, app, access.Credentials{Username: "robin", Password: password}, false); err != nil {
 		t.Fatalf("the upgraded hash under the old service's parameters: %v", err)
+	}
+	if stored() != upgraded {
+		t.Fatal("an instance on the old parameters weakened the upgraded hash")
 	}
 }
 
 // countOf is how many of calls are method.
 func countOf(calls []string, method string) int {
 	return len(slices.DeleteFunc(calls, func(c string) bool { return c != method }))
+}
+
+// TestPasswordHasher_HashIfIdleNeverWaitsForASlot: with every slot busy
+// the rehash is skipped at once; with one free it hashes, and the hash
+// verifies.
+func TestPasswordHasher_HashIfIdleNeverWaitsForASlot(t *testing.T) {
+	ctx := context.Background()
+	h := access.NewPasswordHasher(access.Argon2Params{MemoryKiB: 32 * 1024, Iterations: 3, Parallelism: 1}, 1, 4)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = h.Hash(ctx, "a slow hash")
+	}()
+	time.Sleep(5 * time.Millisecond) // the one slot is taken
+	begin := time.Now()
+	if _, ok := h.HashIfIdle("rehash me"); ok {
+		<-done
+		t.Skip("the slow hash ended before the rehash was tried")
+	}
+	if took := time.Since(begin); took > 50*time.Millisecond {
+		t.Fatalf("a skipped rehash took %v: it waited for the slot", took)
+	}
+	<-done
+	hash, ok := h.HashIfIdle("rehash me")
+	if !ok {
+		t.Fatal("with the slot free the rehash was skipped")
+	}
+	if ok, err := h.Verify(ctx, "rehash me", hash); !ok || err != nil {
+		t.Fatalf("the rehash does not verify: %v, %v", ok, err)
+	}
 }
