@@ -125,7 +125,7 @@ type App struct {
 	// OWASP's minimum for hash_iterations (47104 at 1, 19456 at 2, 12288
 	// at 3, 9216 at 4, 7168 from 5), at most 4 GiB. Each running hash
 	// holds this much, hash_concurrency of them at once, and a login with
-	// an unknown name costs one too. Users' hashes made with less are
+	// an unknown name costs one too. Hashes made with less are
 	// rehashed at their next verified login.
 	HashMemoryKiB uint32 `json:"hash_memory_kib,omitempty"`
 

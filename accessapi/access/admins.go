@@ -111,6 +111,23 @@ func (s *Service) SetAdminPassword(ctx context.Context, username, password strin
 	return wrapStore(err, "setting administrator password")
 }
 
+// upgradeAdminPassword rehashes the password of an administrator who has
+// just signed in when its hash is outdated, as upgradePassword does for
+// users (a free hashing slot, a write conditional on the hash read); a
+// then holds the new hash, which this sign-in's own session check
+// (sessionStillAllowed) reads back. A sign-in of the same administrator
+// racing it reads back a hash it did not check and is refused, as after a
+// reset: it fails safe, and only at the first sign-in after a cost raise.
+func (s *Service) upgradeAdminPassword(ctx context.Context, a *Admin, password string) {
+	if !s.hasher.Outdated(a.PasswordHash) {
+		return
+	}
+	upgraded, ok := s.hasher.HashIfIdle(password)
+	if ok && s.store.SetAdminPassword(ctx, a.Username, a.CreatedAt, a.PasswordHash, upgraded) == nil {
+		a.PasswordHash = upgraded
+	}
+}
+
 // errAdminSignIn is the one answer to every failed sign-in, whatever was
 // wrong: the username, the password or the TOTP code.
 var errAdminSignIn = Refusal(CodeInvalidCredentials, "The username, password or code is wrong.")
@@ -169,6 +186,7 @@ func (s *Service) SignInAdmin(ctx context.Context, username, password, code stri
 		return "", nil, errAdminSignIn
 	}
 	attempt.succeeded(ctx, "", adminIncarnation(a))
+	s.upgradeAdminPassword(ctx, a, password)
 	token := randomToken("ds_", 32)
 	now := s.Now()
 	sess := &AdminSession{TokenHash: SecretHash(token), Username: a.Username, CreatedAt: now, ExpiresAt: s.adminSessionEnd(now, now)}

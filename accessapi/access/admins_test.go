@@ -3,6 +3,7 @@ package access_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -256,5 +257,39 @@ func TestSetAdminPassword_TheNewOneSignsInTheOldOneAndItsSessionsEnd(t *testing.
 	}
 	if a, err := svc.AdminNamed(ctx, "bobby"); err != nil || !a.TOTPEnabled {
 		t.Fatalf("after the reset: %+v, %v; want TOTP still enabled", a, err)
+	}
+}
+
+// TestSignInAdmin_AHashUnderOldParametersIsUpgradedAndTheSessionKept: an
+// administrator's hash made with less memory is rehashed at their next
+// sign-in, whose session works; the password keeps signing in.
+func TestSignInAdmin_AHashUnderOldParametersIsUpgradedAndTheSessionKept(t *testing.T) {
+	ctx := context.Background()
+	store := storetest.Default(t)
+	before := access.NewService(store, access.Config{Argon2: cheapArgon2})
+	if _, err := before.CreateAdmin(ctx, "olive", "an old horse battery"); err != nil {
+		t.Fatal(err)
+	}
+	old, err := store.AdminByName(ctx, "olive")
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := access.NewService(store, access.Config{Argon2: access.Argon2Params{MemoryKiB: 2 * cheapArgon2.MemoryKiB, Iterations: 1, Parallelism: 1}})
+	token, _, err := after.SignInAdmin(ctx, "olive", "an old horse battery", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := after.AdminSessionOf(ctx, token); err != nil {
+		t.Fatalf("the session of the sign-in that rehashed: %v", err)
+	}
+	now, err := store.AdminByName(ctx, "olive")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if now.PasswordHash == old.PasswordHash || !strings.Contains(now.PasswordHash, "$m=128,t=1,p=1$") {
+		t.Fatalf("after a sign-in under raised parameters the hash is %q", now.PasswordHash)
+	}
+	if _, _, err := after.SignInAdmin(ctx, "olive", "an old horse battery", ""); err != nil {
+		t.Fatalf("signing in again: %v", err)
 	}
 }
