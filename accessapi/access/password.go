@@ -59,40 +59,33 @@ func NewPasswordHasher(params Argon2Params, concurrency, queue int) *PasswordHas
 
 // Hash returns the PHC string of password.
 func (h *PasswordHasher) Hash(ctx context.Context, password string) (string, error) {
-	salt := make([]byte, 16)
-	if _, err := rand.Read(salt); err != nil {
-		return "", fmt.Errorf("reading salt: %w", err)
-	}
 	if err := h.acquire(ctx); err != nil {
 		return "", err
 	}
-	defer h.release()
-	defer h.timeHash(time.Now())
-	return h.hashWithSalt([]byte(password), salt), nil
+	return h.hashInSlot(password)
 }
 
 // HashIfIdle is Hash when a hashing slot is free at once; ok is false,
 // with nothing hashed, when every slot is busy or the salt cannot be read.
 // For work that can wait for a quieter moment (a rehash).
 func (h *PasswordHasher) HashIfIdle(password string) (hash string, ok bool) {
+	if !h.tryAcquire() {
+		return "", false
+	}
+	hash, err := h.hashInSlot(password)
+	return hash, err == nil
+}
+
+// hashInSlot hashes password under a new salt in the slot the caller
+// acquired, and releases it.
+func (h *PasswordHasher) hashInSlot(password string) (string, error) {
+	defer h.release()
 	salt := make([]byte, 16)
 	if _, err := rand.Read(salt); err != nil {
-		return "", false
+		return "", fmt.Errorf("reading salt: %w", err)
 	}
-	select {
-	case h.tickets <- struct{}{}:
-	default:
-		return "", false
-	}
-	select {
-	case h.slots <- struct{}{}:
-	default:
-		<-h.tickets
-		return "", false
-	}
-	defer h.release()
 	defer h.timeHash(time.Now())
-	return h.hashWithSalt([]byte(password), salt), true
+	return h.hashWithSalt([]byte(password), salt), nil
 }
 
 // Verify reports whether password matches encoded. An empty encoded hash
@@ -155,6 +148,23 @@ func (h *PasswordHasher) acquire(ctx context.Context) error {
 	case <-ctx.Done():
 		<-h.tickets
 		return ctx.Err()
+	}
+}
+
+// tryAcquire takes a hashing slot if one is free at once, without waiting
+// and without taking a waiting place from the checks that do wait.
+func (h *PasswordHasher) tryAcquire() bool {
+	select {
+	case h.tickets <- struct{}{}:
+	default:
+		return false
+	}
+	select {
+	case h.slots <- struct{}{}:
+		return true
+	default:
+		<-h.tickets
+		return false
 	}
 }
 
